@@ -1,0 +1,1 @@
+//! Reads review comments (placeholder until the first version lands).

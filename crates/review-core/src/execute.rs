@@ -1,0 +1,377 @@
+//! The executor: carries a [`Plan`] out through the ports, and reports what happened.
+//!
+//! Before the first mutation it checks the plan against the PR it was made from and refuses a
+//! plan that would touch a human thread, a thread not read whole, or a thread it does not know:
+//! the planner never makes such a plan, and the executor does not trust that it did not.
+//!
+//! Fixes are committed one per thread, staging only the edited paths. A fixed thread is not
+//! resolved here: it resolves once its commit is on the PR head (a later run), so its report line
+//! says "fixed in <sha>, resolves after push".
+
+use std::collections::BTreeMap;
+
+use crate::model::{CommitId, PullRequest, ThreadId};
+use crate::plan::{Action, FixMaterial, FixTask, Plan, TriageSettings, is_denied};
+use crate::ports::{Fixer, ReviewHost, Vcs, VcsError};
+use crate::report::{DeferReason, Outcome, ReconcileError, Report, ThreadReport};
+use crate::suggestion;
+
+/// Why a plan was not carried out. Nothing was mutated when this is returned, except for
+/// [`ExecuteError::Reconcile`], which reports a bug after the fact.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecuteError {
+    /// The plan asks for a mutation the rules forbid.
+    #[error("refusing the plan: thread {thread} {why}")]
+    PlanViolation {
+        /// The thread.
+        thread: ThreadId,
+        /// What is wrong with acting on it.
+        why: &'static str,
+    },
+    /// The outcomes do not reconcile with the threads read.
+    #[error(transparent)]
+    Reconcile(#[from] ReconcileError),
+}
+
+/// The result of carrying out a plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Execution {
+    /// The report, `applied` set when anything changed.
+    pub report: Report,
+    /// `[triage] ...` lines describing what was done.
+    pub narration: Vec<String>,
+}
+
+/// Where fixes are made. Without a workspace, planned fixes are deferred.
+#[derive(Clone, Copy)]
+pub struct Workspace<'a> {
+    /// The local repository.
+    pub vcs: &'a dyn Vcs,
+    /// The fixer for fixes that are not suggestion blocks, if one is configured.
+    pub fixer: Option<&'a dyn Fixer>,
+}
+
+impl std::fmt::Debug for Workspace<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workspace")
+            .field("fixer", &self.fixer.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Checks that every mutation in `plan` is on a thread the rules allow the tool to touch.
+pub fn check_plan(
+    pr: &PullRequest,
+    plan: &Plan,
+    settings: &TriageSettings,
+) -> Result<(), ExecuteError> {
+    for p in plan.threads.iter().filter(|p| p.action.mutates()) {
+        let violation = |why| ExecuteError::PlanViolation {
+            thread: p.report.id.clone(),
+            why,
+        };
+        let thread = pr
+            .thread(&p.report.id)
+            .ok_or_else(|| violation("is not in the PR read"))?;
+        if thread.is_resolved {
+            return Err(violation("is already resolved"));
+        }
+        if thread.is_outdated {
+            return Err(violation("is outdated"));
+        }
+        if !thread.all_comments_read {
+            return Err(violation("was not read whole"));
+        }
+        if settings.automation.thread_is_human(thread, pr) {
+            return Err(violation("has human participation"));
+        }
+        if let Action::Fix(task) = &p.action {
+            if task.thread != thread.id || task.path != thread.path {
+                return Err(violation("has a fix aimed at another thread or file"));
+            }
+            if is_denied(&task.path, &settings.fixes.denied_paths) {
+                return Err(violation("has a fix on a deny-listed path"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The commit message for a fix: `fix: address <bot> <title>` with a trailer naming the thread.
+pub fn commit_message(task: &FixTask) -> String {
+    let title: String = task
+        .title
+        .lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(72)
+        .collect();
+    let title = if title.trim().is_empty() {
+        format!("finding in {}", task.path)
+    } else {
+        title.trim().to_owned()
+    };
+    format!(
+        "fix: address {} {title}\n\nReview-Thread: {}\n",
+        task.reviewer, task.thread
+    )
+}
+
+/// Carries out `plan` on `pr`: makes the planned fixes in `workspace` (one commit each) and
+/// resolves the planned threads on `host`. Returns the report of what happened.
+pub async fn execute(
+    pr: &PullRequest,
+    plan: &Plan,
+    settings: &TriageSettings,
+    host: &dyn ReviewHost,
+    workspace: Option<Workspace<'_>>,
+) -> Result<Execution, ExecuteError> {
+    check_plan(pr, plan, settings)?;
+    let mut entries: Vec<ThreadReport> = plan.threads.iter().map(|p| p.report.clone()).collect();
+    let mut narration = Vec::new();
+    let mut applied = false;
+    let index: BTreeMap<ThreadId, usize> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.id.clone(), i))
+        .collect();
+
+    // Fixes, one commit per thread.
+    let fixes: Vec<&FixTask> = plan
+        .threads
+        .iter()
+        .filter_map(|p| match &p.action {
+            Action::Fix(task) => Some(task),
+            _ => None,
+        })
+        .collect();
+    let mut fixed: BTreeMap<ThreadId, CommitId> = BTreeMap::new();
+    if !fixes.is_empty() {
+        let outcome = make_fixes(pr, &fixes, workspace, &mut narration).await;
+        for (thread, result) in outcome {
+            let entry = &mut entries[index[&thread]];
+            match result {
+                Ok(commit) => {
+                    applied = true;
+                    entry.reason = format!("fixed in {}, resolves after push", commit.short());
+                    entry.commit = Some(commit.clone());
+                    fixed.insert(thread, commit);
+                }
+                Err((why, text)) => defer(entry, why, text),
+            }
+        }
+    }
+
+    // Duplicates follow their leader's fix.
+    for p in &plan.threads {
+        if let Action::FollowFix { leader } = &p.action {
+            let entry = &mut entries[index[&p.report.id]];
+            match fixed.get(leader) {
+                Some(commit) => {
+                    entry.reason = format!(
+                        "duplicate of {leader}, fixed in {}; resolves after push",
+                        commit.short()
+                    );
+                    entry.commit = Some(commit.clone());
+                }
+                None => defer(
+                    entry,
+                    DeferReason::Duplicate,
+                    format!("duplicate of {leader}, whose fix was not made"),
+                ),
+            }
+        }
+    }
+
+    // Resolves, in one batch.
+    let to_resolve: Vec<ThreadId> = plan
+        .threads
+        .iter()
+        .filter(|p| p.action == Action::Resolve)
+        .map(|p| p.report.id.clone())
+        .collect();
+    if !to_resolve.is_empty() {
+        narration.push(format!(
+            "[triage] step 4 — resolving {} threads without reply",
+            to_resolve.len()
+        ));
+        let results = host.resolve_threads(&to_resolve).await;
+        for (i, id) in to_resolve.iter().enumerate() {
+            let entry = &mut entries[index[id]];
+            match results.get(i) {
+                Some(Ok(())) => applied = true,
+                Some(Err(e)) => defer(
+                    entry,
+                    DeferReason::HostError,
+                    format!("resolve failed: {e}"),
+                ),
+                None => defer(
+                    entry,
+                    DeferReason::HostError,
+                    "resolve failed: the host gave no result for this thread".to_owned(),
+                ),
+            }
+        }
+    }
+
+    let report = Report::new(pr, applied, entries)?;
+    Ok(Execution { report, narration })
+}
+
+fn defer(entry: &mut ThreadReport, why: DeferReason, text: String) {
+    entry.outcome = Outcome::Deferred;
+    entry.deferred_because = Some(why);
+    entry.reason = text;
+    entry.commit = None;
+}
+
+type FixResult = Result<CommitId, (DeferReason, String)>;
+
+async fn make_fixes(
+    pr: &PullRequest,
+    fixes: &[&FixTask],
+    workspace: Option<Workspace<'_>>,
+    narration: &mut Vec<String>,
+) -> Vec<(ThreadId, FixResult)> {
+    let all = |why: DeferReason, text: &str| -> Vec<(ThreadId, FixResult)> {
+        fixes
+            .iter()
+            .map(|t| (t.thread.clone(), Err((why, text.to_owned()))))
+            .collect()
+    };
+    let Some(ws) = workspace else {
+        return all(
+            DeferReason::NotAtHead,
+            "no local checkout to make the fix in",
+        );
+    };
+    match ws.vcs.head() {
+        Ok(head) if head == pr.head_sha => {}
+        Ok(_) => {
+            return all(
+                DeferReason::NotAtHead,
+                "local checkout is not at the PR head",
+            );
+        }
+        Err(e) => {
+            return all(
+                DeferReason::NotAtHead,
+                &format!("cannot read the local HEAD: {e}"),
+            );
+        }
+    }
+    let dirty = match ws.vcs.dirty_paths() {
+        Ok(d) => d,
+        Err(e) => {
+            return all(
+                DeferReason::DirtyFile,
+                &format!("cannot read the working tree state: {e}"),
+            );
+        }
+    };
+    let mut out = Vec::new();
+    let mut stopped: Option<String> = None;
+    for task in fixes {
+        if let Some(why) = &stopped {
+            out.push((
+                task.thread.clone(),
+                Err((DeferReason::FixFailed, why.clone())),
+            ));
+            continue;
+        }
+        if dirty.iter().any(|d| d == &task.path) {
+            out.push((
+                task.thread.clone(),
+                Err((
+                    DeferReason::DirtyFile,
+                    format!(
+                        "{} has uncommitted changes; not mixing them into a fix",
+                        task.path
+                    ),
+                )),
+            ));
+            continue;
+        }
+        narration.push(format!(
+            "[triage] step 3 — applying fix for thread {} ({})",
+            task.thread, task.path
+        ));
+        let result = fix_one(pr, task, ws, &dirty).await;
+        if let Err((DeferReason::FixFailed, text)) = &result {
+            if text.starts_with("commit rejected") {
+                stopped = Some(format!("not attempted: an earlier {text}"));
+            }
+        }
+        out.push((task.thread.clone(), result));
+    }
+    out
+}
+
+async fn fix_one(
+    pr: &PullRequest,
+    task: &FixTask,
+    ws: Workspace<'_>,
+    dirty: &[String],
+) -> FixResult {
+    let failed = |text: String| Err((DeferReason::FixFailed, text));
+    let (edited, original) = match &task.material {
+        FixMaterial::Suggestion(s) => {
+            let text = match ws.vcs.read_file(&task.path) {
+                Ok(Some(text)) => text,
+                Ok(None) => return failed(format!("{} does not exist in the checkout", task.path)),
+                Err(e) => return failed(format!("cannot read {}: {e}", task.path)),
+            };
+            let hunk = pr
+                .thread(&task.thread)
+                .and_then(|t| t.first_comment())
+                .and_then(|c| c.diff_hunk.as_deref());
+            let lines = s.lines.or(task.lines);
+            let new = match suggestion::apply(&text, lines, &s.replacement, hunk) {
+                Ok(new) => new,
+                Err(e) => return failed(e.to_string()),
+            };
+            if new == text {
+                return failed("the suggestion changes nothing in the file".to_owned());
+            }
+            if let Err(e) = ws.vcs.write_file(&task.path, &new) {
+                return failed(format!("cannot write {}: {e}", task.path));
+            }
+            (vec![task.path.clone()], Some(text))
+        }
+        FixMaterial::Fixer => {
+            let Some(fixer) = ws.fixer else {
+                return Err((
+                    DeferReason::NoFixer,
+                    "actionable, no fixer configured".to_owned(),
+                ));
+            };
+            match fixer.fix(task).await {
+                Ok(out) if out.edited.is_empty() => {
+                    return failed("the fixer changed nothing".to_owned());
+                }
+                Ok(out) => (out.edited, None),
+                Err(e) => return failed(e.to_string()),
+            }
+        }
+    };
+    if let Some(p) = edited.iter().find(|p| dirty.contains(p)) {
+        return Err((
+            DeferReason::DirtyFile,
+            format!("the fixer edited {p}, which had uncommitted changes; not committing"),
+        ));
+    }
+    match ws.vcs.commit_paths(&edited, &commit_message(task)) {
+        Ok(commit) => Ok(commit),
+        Err(e) => {
+            // Leave nothing half-done: put back what the tool wrote.
+            if let Some(original) = original {
+                let _ = ws.vcs.write_file(&task.path, &original);
+            }
+            match e {
+                VcsError::CommitRejected(why) => failed(format!("commit rejected: {why}")),
+                other => failed(format!("commit failed: {other}")),
+            }
+        }
+    }
+}

@@ -1,0 +1,543 @@
+//! The triage planner: threads + signals + settings -> which thread gets which outcome and action.
+//!
+//! [`plan`] is a pure function. It never plans a mutation of a human thread or of a thread whose
+//! comments were not all read, and it gives every unresolved thread exactly one outcome.
+
+use serde::{Deserialize, Serialize};
+
+use crate::gate::{AutomationSettings, Participation};
+use crate::model::{LineRange, PullRequest, Thread, ThreadId};
+use crate::report::{DeferReason, Outcome, ReconcileError, Report, ThreadReport};
+use crate::rules::{self, Class, LadderMode, Rung};
+use crate::signals::{Concreteness, Severity, SignalSet, Signals, Suggestion};
+
+/// Paths no fix may edit unless the user changes the list: CI definitions and lockfiles.
+pub const DEFAULT_DENIED_PATHS: &[&str] = &[
+    ".github/",
+    "Cargo.lock",
+    "package-lock.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "poetry.lock",
+    "uv.lock",
+    "Gemfile.lock",
+    "composer.lock",
+    "go.sum",
+];
+
+/// Whether `path` is on `denied`: an entry ending in `/` denies everything under that directory
+/// (at any depth of the repository), any other entry denies files of that name anywhere.
+pub fn is_denied(path: &str, denied: &[String]) -> bool {
+    let path = path.trim_start_matches("./");
+    denied.iter().any(|rule| {
+        if let Some(dir) = rule.strip_suffix('/') {
+            path.starts_with(rule.as_str()) || path.contains(&format!("/{dir}/"))
+        } else {
+            path == rule || path.ends_with(&format!("/{rule}"))
+        }
+    })
+}
+
+/// What the planner may assume about making fixes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FixSettings {
+    /// Whether the local checkout is at the PR's head (fixes need it). `None` when the planner
+    /// runs without a checkout (a recorded snapshot): fixes are planned as if it were.
+    pub checkout_at_head: Option<bool>,
+    /// Whether a fixer command is available for fixes that are not suggestion blocks.
+    pub fixer_available: bool,
+    /// Paths never edited (see [`is_denied`]).
+    pub denied_paths: Vec<String>,
+}
+
+impl Default for FixSettings {
+    fn default() -> Self {
+        Self {
+            checkout_at_head: None,
+            fixer_available: false,
+            denied_paths: DEFAULT_DENIED_PATHS
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+        }
+    }
+}
+
+/// Everything the planner is told besides the PR and the signals.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TriageSettings {
+    /// Who counts as automated.
+    pub automation: AutomationSettings,
+    /// Whether the autonomy ladder may promote ambiguous bot threads.
+    pub ladder: LadderMode,
+    /// What fixes may be made.
+    pub fixes: FixSettings,
+}
+
+/// What a fix is made from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum FixMaterial {
+    /// A suggestion block, applied as written to the thread's lines.
+    Suggestion(Suggestion),
+    /// A described fix, made by the fixer command.
+    Fixer,
+}
+
+/// One fix to make.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FixTask {
+    /// The thread the fix answers.
+    pub thread: ThreadId,
+    /// The file to edit.
+    pub path: String,
+    /// The thread's lines, if it has any.
+    pub lines: Option<LineRange>,
+    /// The bot family, for the commit message.
+    pub reviewer: String,
+    /// The one-line finding, for the commit message.
+    pub title: String,
+    /// What the fix is made from.
+    pub material: FixMaterial,
+}
+
+/// What the executor does with a thread.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Action {
+    /// Nothing: the thread is deferred or outdated.
+    Leave,
+    /// Resolve the thread without a reply.
+    Resolve,
+    /// Make the fix and commit it; the thread resolves once the commit is on the PR head.
+    Fix(FixTask),
+    /// A duplicate of `leader`: it follows the leader's fix.
+    FollowFix {
+        /// The thread that carries the fix.
+        leader: ThreadId,
+    },
+}
+
+impl Action {
+    /// Whether carrying the action out changes anything on the host or in git.
+    pub fn mutates(&self) -> bool {
+        !matches!(self, Self::Leave)
+    }
+}
+
+/// The plan for one thread.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedThread {
+    /// The report line (outcome, reason, ...).
+    pub report: ThreadReport,
+    /// What to do.
+    pub action: Action,
+}
+
+/// A triage plan for a whole PR.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// One entry per unresolved thread, in the PR's thread order.
+    pub threads: Vec<PlannedThread>,
+    /// `[triage] step N — ...` lines describing the decision.
+    pub narration: Vec<String>,
+}
+
+impl Plan {
+    /// The report of this plan, before anything is carried out (`applied` is false).
+    pub fn report(&self, pr: &PullRequest) -> Result<Report, ReconcileError> {
+        Report::new(
+            pr,
+            false,
+            self.threads.iter().map(|t| t.report.clone()).collect(),
+        )
+    }
+}
+
+/// The decision for a bot thread before clusters are taken into account.
+struct BotDecision {
+    class: Class,
+    outcome: Outcome,
+    reason: String,
+    rung: Option<Rung>,
+    action: Action,
+    deferred: Option<DeferReason>,
+}
+
+/// Plans the triage of every unresolved thread of `pr`.
+pub fn plan(pr: &PullRequest, signals: &SignalSet, settings: &TriageSettings) -> Plan {
+    let leaders = cluster_leaders(pr, signals, settings);
+    let mut planned: Vec<PlannedThread> = Vec::new();
+    let mut follower_of: Vec<(usize, ThreadId)> = Vec::new();
+
+    for thread in pr.unresolved_threads() {
+        let sig = signals.threads.get(&thread.id);
+        let mut report = ThreadReport {
+            id: thread.id.clone(),
+            outcome: Outcome::Deferred,
+            human: false,
+            class: None,
+            reason: String::new(),
+            commit: None,
+            location: thread.location(),
+            author: thread
+                .first_comment()
+                .and_then(|c| c.author.as_ref())
+                .map(|a| a.login.clone()),
+            family: sig.and_then(|s| s.family.clone()),
+            rung: None,
+            alternative: None,
+            deferred_because: None,
+            duplicate_of: None,
+        };
+        let humans: Vec<Participation> =
+            settings.automation.human_participants(thread, pr).collect();
+        report.human =
+            !humans.is_empty() || !thread.all_comments_read || thread.comments.is_empty();
+
+        if thread.is_outdated {
+            report.outcome = Outcome::Outdated;
+            report.reason = "outdated: the code it points at has changed".to_owned();
+            planned.push(PlannedThread {
+                report,
+                action: Action::Leave,
+            });
+            continue;
+        }
+        if !thread.all_comments_read {
+            report.deferred_because = Some(DeferReason::Incomplete);
+            report.reason =
+                "not every comment could be read; an unread reply may be a person's".to_owned();
+            planned.push(PlannedThread {
+                report,
+                action: Action::Leave,
+            });
+            continue;
+        }
+        if report.human {
+            report.deferred_because = Some(DeferReason::Human);
+            report.reason = human_reason(&humans);
+            planned.push(PlannedThread {
+                report,
+                action: Action::Leave,
+            });
+            continue;
+        }
+
+        if let Some(leader) = leaders.iter().find(|l| l.followers.contains(&thread.id)) {
+            follower_of.push((planned.len(), leader.leader.clone()));
+            report.duplicate_of = Some(leader.leader.clone());
+            planned.push(PlannedThread {
+                report,
+                action: Action::Leave,
+            });
+            continue;
+        }
+        let unknown;
+        let sig = match sig {
+            Some(s) => s,
+            None => {
+                unknown = Signals::unknown("");
+                &unknown
+            }
+        };
+        let convergent = leaders
+            .iter()
+            .any(|l| l.leader == thread.id && l.convergent);
+        let d = decide(thread, sig, convergent, settings);
+        report.class = Some(d.class);
+        report.outcome = d.outcome;
+        report.reason = d.reason;
+        report.deferred_because = d.deferred;
+        if let Some(rung) = &d.rung {
+            report.rung = Some(rung.as_str().to_owned());
+            if let Rung::RecommendAndAsk { alternative } = rung {
+                report.alternative = Some(alternative.clone());
+            }
+        }
+        planned.push(PlannedThread {
+            report,
+            action: d.action,
+        });
+    }
+
+    // Duplicates follow the thread that carries the decision.
+    for (index, leader_id) in follower_of {
+        let Some(leader) = planned.iter().find(|p| p.report.id == leader_id).cloned() else {
+            continue;
+        };
+        let entry = &mut planned[index];
+        entry.report.class = leader.report.class;
+        match &leader.action {
+            Action::Resolve => {
+                entry.report.outcome = Outcome::Resolved;
+                entry.report.reason = format!("duplicate of {leader_id}, resolved with it");
+                entry.action = Action::Resolve;
+            }
+            Action::Fix(_) => {
+                entry.report.outcome = Outcome::Resolved;
+                entry.report.reason =
+                    format!("duplicate of {leader_id}; resolves when its fix is on the PR");
+                entry.action = Action::FollowFix { leader: leader_id };
+            }
+            Action::Leave | Action::FollowFix { .. } => {
+                entry.report.outcome = Outcome::Deferred;
+                entry.report.deferred_because = Some(DeferReason::Duplicate);
+                entry.report.reason = format!("duplicate of {leader_id}, deferred with it");
+            }
+        }
+    }
+
+    let narration = narrate(pr, &planned);
+    Plan {
+        threads: planned,
+        narration,
+    }
+}
+
+fn human_reason(humans: &[Participation]) -> String {
+    let mut logins: Vec<String> = humans
+        .iter()
+        .map(|p| match p {
+            Participation::Human { login: Some(l) } => format!("@{l}"),
+            _ => "an unknown author".to_owned(),
+        })
+        .collect();
+    logins.dedup();
+    if logins.is_empty() {
+        "no comment could be placed; treated as human".to_owned()
+    } else {
+        format!(
+            "human participation ({}); the PR author answers",
+            logins.join(", ")
+        )
+    }
+}
+
+fn decide(
+    thread: &Thread,
+    sig: &Signals,
+    convergent: bool,
+    settings: &TriageSettings,
+) -> BotDecision {
+    let classification = rules::classify(sig, convergent);
+    match classification.class {
+        Class::Nit => BotDecision {
+            class: Class::Nit,
+            outcome: Outcome::Resolved,
+            reason: classification.reason,
+            rung: None,
+            action: Action::Resolve,
+            deferred: None,
+        },
+        Class::Actionable => fix_decision(
+            thread,
+            sig,
+            Class::Actionable,
+            Outcome::Actioned,
+            classification.reason,
+            None,
+            settings,
+        ),
+        Class::Ambiguous => {
+            let rung = rules::ladder(sig, settings.ladder);
+            match rung {
+                Rung::StopAndAsk => {
+                    let why = if settings.ladder == LadderMode::Off {
+                        "ladder unavailable"
+                    } else {
+                        "stop-and-ask"
+                    };
+                    BotDecision {
+                        class: Class::Ambiguous,
+                        outcome: Outcome::Deferred,
+                        reason: format!("{}; {why}", classification.reason),
+                        rung: Some(Rung::StopAndAsk),
+                        action: Action::Leave,
+                        deferred: Some(DeferReason::AmbiguousBot),
+                    }
+                }
+                Rung::JustDoIt | Rung::RecommendAndAsk { .. } => {
+                    let reason = match &rung {
+                        Rung::RecommendAndAsk { alternative } => format!(
+                            "{}; recommend-and-ask: took the proposed fix, alternative was {alternative}",
+                            classification.reason
+                        ),
+                        _ => format!(
+                            "{}; just-do-it: one concrete, reversible fix",
+                            classification.reason
+                        ),
+                    };
+                    fix_decision(
+                        thread,
+                        sig,
+                        Class::Ambiguous,
+                        Outcome::Promoted,
+                        reason,
+                        Some(rung),
+                        settings,
+                    )
+                }
+            }
+        }
+    }
+}
+
+fn fix_decision(
+    thread: &Thread,
+    sig: &Signals,
+    class: Class,
+    outcome: Outcome,
+    reason: String,
+    rung: Option<Rung>,
+    settings: &TriageSettings,
+) -> BotDecision {
+    let defer = |why: DeferReason, text: String| BotDecision {
+        class,
+        outcome: Outcome::Deferred,
+        reason: text,
+        rung: rung.clone(),
+        action: Action::Leave,
+        deferred: Some(why),
+    };
+    if settings.fixes.checkout_at_head == Some(false) {
+        return defer(
+            DeferReason::NotAtHead,
+            format!("{}: local checkout is not at the PR head", class.as_str()),
+        );
+    }
+    if is_denied(&thread.path, &settings.fixes.denied_paths) {
+        return defer(
+            DeferReason::DenyListed,
+            format!(
+                "{}: {} is on the deny list; never edited",
+                class.as_str(),
+                thread.path
+            ),
+        );
+    }
+    let material = match &sig.concreteness {
+        Concreteness::Suggestion(s) => FixMaterial::Suggestion(s.clone()),
+        Concreteness::Exact if settings.fixes.fixer_available => FixMaterial::Fixer,
+        Concreteness::Exact | Concreteness::Vague => {
+            return defer(
+                DeferReason::NoFixer,
+                format!(
+                    "{}, no fixer: the fix is not a suggestion block and no fixer command is configured",
+                    class.as_str()
+                ),
+            );
+        }
+    };
+    let how = match material {
+        FixMaterial::Suggestion(_) => "apply the suggestion block",
+        FixMaterial::Fixer => "hand to the fixer",
+    };
+    BotDecision {
+        class,
+        outcome,
+        reason: format!("{reason}; {how}"),
+        rung,
+        action: Action::Fix(FixTask {
+            thread: thread.id.clone(),
+            path: thread.path.clone(),
+            lines: thread.lines,
+            reviewer: sig.family.clone().unwrap_or_else(|| "bot".to_owned()),
+            title: sig.title.clone(),
+            material,
+        }),
+        deferred: None,
+    }
+}
+
+/// The thread of a cluster that carries the decision, and the duplicates that follow it.
+struct Leader {
+    leader: ThreadId,
+    followers: Vec<ThreadId>,
+    convergent: bool,
+}
+
+/// Picks, per cluster, the bot thread that carries the decision: among threads that may be
+/// acted on (unresolved, current, all comments read, no human), the one with the most usable fix
+/// material, then the highest severity, then the first.
+fn cluster_leaders(
+    pr: &PullRequest,
+    signals: &SignalSet,
+    settings: &TriageSettings,
+) -> Vec<Leader> {
+    let mut leaders = Vec::new();
+    for cluster in &signals.clusters {
+        let eligible: Vec<&Thread> = cluster
+            .threads
+            .iter()
+            .filter_map(|id| pr.thread(id))
+            .filter(|t| {
+                !t.is_resolved
+                    && !t.is_outdated
+                    && t.all_comments_read
+                    && !settings.automation.thread_is_human(t, pr)
+            })
+            .collect();
+        let rank = |t: &&&Thread| {
+            let s = signals.threads.get(&t.id);
+            let material = match s.map(|s| &s.concreteness) {
+                Some(Concreteness::Suggestion(_)) => 2,
+                Some(Concreteness::Exact) => 1,
+                _ => 0,
+            };
+            let severity = s.map_or(Severity::None, |s| s.severity);
+            (material, severity)
+        };
+        // max_by_key keeps the last maximum; iterate in reverse so ties go to the first thread.
+        let Some(leader) = eligible.iter().rev().max_by_key(rank) else {
+            continue;
+        };
+        leaders.push(Leader {
+            leader: leader.id.clone(),
+            followers: eligible
+                .iter()
+                .filter(|t| t.id != leader.id)
+                .map(|t| t.id.clone())
+                .collect(),
+            convergent: cluster.convergent,
+        });
+    }
+    leaders
+}
+
+fn narrate(pr: &PullRequest, planned: &[PlannedThread]) -> Vec<String> {
+    let count = |f: &dyn Fn(&PlannedThread) -> bool| planned.iter().filter(|p| f(p)).count();
+    let current = count(&|p| p.report.outcome != Outcome::Outdated);
+    let bots = count(&|p| !p.report.human && p.report.outcome != Outcome::Outdated);
+    let class_n = |c: Class| {
+        count(&|p| p.report.class == Some(c) && p.report.duplicate_of.is_none() && !p.report.human)
+    };
+    let dupes =
+        count(&|p| p.report.duplicate_of.is_some() && p.report.outcome != Outcome::Outdated);
+    let humans = count(&|p| p.report.human && p.report.outcome != Outcome::Outdated);
+    let outdated = count(&|p| p.report.outcome == Outcome::Outdated);
+    let promoted = count(&|p| p.report.outcome == Outcome::Promoted);
+    let mut lines = vec![format!(
+        "[triage] step 3 — {current} unresolved current threads on PR #{} ({outdated} outdated set aside)",
+        pr.number
+    )];
+    lines.push(format!(
+        "[triage] step 3 — {bots} bot threads: {} actionable, {} nit, {} ambiguous ({promoted} promoted by the ladder), {dupes} duplicates",
+        class_n(Class::Actionable),
+        class_n(Class::Nit),
+        class_n(Class::Ambiguous),
+    ));
+    for p in planned
+        .iter()
+        .filter(|p| matches!(p.action, Action::Fix(_)))
+    {
+        lines.push(format!(
+            "[triage] step 3 — fix planned for thread {} ({})",
+            p.report.id, p.report.location
+        ));
+    }
+    lines.push(format!(
+        "[triage] step 4 — {humans} threads with human participation deferred untouched"
+    ));
+    lines
+}

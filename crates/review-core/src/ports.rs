@@ -1,0 +1,159 @@
+//! Ports: the traits through which the core reaches the review host, the local repository and
+//! external fixers. Adapters implement them (`review-github`, the CLI's git module); strict
+//! in-memory fakes live in `review-test-support`.
+
+use async_trait::async_trait;
+
+use crate::model::{CommentId, CommitId, PullRequest, RepoId, ThreadId};
+use crate::plan::FixTask;
+
+/// A boxed error from an adapter, kept opaque so adapter types do not leak into the core.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// An error from the review host.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    /// The thing named does not exist (or the token cannot see it).
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// The host refused the request (permissions, a pending review, validation).
+    #[error("refused: {0}")]
+    Refused(String),
+    /// Reading or writing failed after retries; the message says what was tried.
+    #[error("the review host failed: {message}")]
+    Unavailable {
+        /// What failed.
+        message: String,
+        /// The underlying error, if any.
+        #[source]
+        source: Option<BoxError>,
+    },
+}
+
+/// Why a comment is hidden.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MinimizeReason {
+    /// Fixed or answered.
+    Resolved,
+    /// The code changed.
+    Outdated,
+    /// A repeat of another comment.
+    Duplicate,
+    /// Off topic.
+    OffTopic,
+}
+
+/// A comment the tool posted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PostedComment {
+    /// Its node id.
+    pub id: CommentId,
+    /// Its link.
+    pub url: String,
+}
+
+/// The review host (GitHub).
+#[async_trait]
+pub trait ReviewHost: Send + Sync {
+    /// Reads a pull request with all its review threads (resolved ones included), reviews and
+    /// top-level comments.
+    ///
+    /// Contract: every thread whose comments could not all be read has `all_comments_read ==
+    /// false`; a thread page that could not be read is an error, never a silently shorter list.
+    async fn pull_request(&self, repo: &RepoId, number: u64) -> Result<PullRequest, HostError>;
+
+    /// Resolves threads, without a reply. Returns one result per id, in the order given; one bad
+    /// id never hides the others' results. Resolving a resolved thread succeeds.
+    async fn resolve_threads(&self, threads: &[ThreadId]) -> Vec<Result<(), HostError>>;
+
+    /// Reopens a resolved thread. Reopening an open thread succeeds.
+    async fn unresolve_thread(&self, thread: &ThreadId) -> Result<(), HostError>;
+
+    /// Posts a reply in a thread. The body must already carry the automated header and the
+    /// idempotency key; an empty body is refused.
+    async fn reply(&self, thread: &ThreadId, body: &str) -> Result<PostedComment, HostError>;
+
+    /// Hides a comment with a reason. Hiding a hidden comment succeeds.
+    async fn minimize(&self, comment: &CommentId, reason: MinimizeReason) -> Result<(), HostError>;
+}
+
+/// An error from the local repository.
+#[derive(Debug, thiserror::Error)]
+pub enum VcsError {
+    /// The path is outside the repository, absolute, or names a directory.
+    #[error("invalid path `{0}`")]
+    InvalidPath(String),
+    /// Nothing to commit, or a path given to commit has no change.
+    #[error("nothing to commit for {0:?}")]
+    NothingToCommit(Vec<String>),
+    /// A hook or git itself rejected the commit.
+    #[error("commit rejected: {0}")]
+    CommitRejected(String),
+    /// HEAD is detached or the repository is in a state that forbids the operation.
+    #[error("{0}")]
+    State(String),
+    /// Any other failure.
+    #[error("git failed: {message}")]
+    Other {
+        /// What failed.
+        message: String,
+        /// The underlying error.
+        #[source]
+        source: Option<BoxError>,
+    },
+}
+
+/// The local repository the fixes are made in.
+///
+/// Paths are relative to the repository root, with `/` separators.
+pub trait Vcs: Send + Sync {
+    /// The commit HEAD points at.
+    fn head(&self) -> Result<CommitId, VcsError>;
+
+    /// The checked-out branch, or `None` on a detached HEAD.
+    fn branch(&self) -> Result<Option<String>, VcsError>;
+
+    /// Paths changed between `since` and HEAD.
+    fn changed_paths(&self, since: &CommitId) -> Result<Vec<String>, VcsError>;
+
+    /// Paths with uncommitted changes (staged or not) in the working tree.
+    fn dirty_paths(&self) -> Result<Vec<String>, VcsError>;
+
+    /// The working-tree content of a file, or `None` if it does not exist.
+    fn read_file(&self, path: &str) -> Result<Option<String>, VcsError>;
+
+    /// Replaces the working-tree content of an existing file.
+    fn write_file(&self, path: &str, contents: &str) -> Result<(), VcsError>;
+
+    /// Commits exactly `paths` (staged by explicit path, never "all") with `message`, and returns
+    /// the new commit. Fails if any path has no change; other dirty files stay out of the commit.
+    fn commit_paths(&self, paths: &[String], message: &str) -> Result<CommitId, VcsError>;
+}
+
+/// An error from the fixer.
+#[derive(Debug, thiserror::Error)]
+#[error("the fixer failed: {message}")]
+pub struct FixerError {
+    /// What went wrong, one line.
+    pub message: String,
+    /// The underlying error.
+    #[source]
+    pub source: Option<BoxError>,
+}
+
+/// What a fixer changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixerOutput {
+    /// The files it edited, relative to the repository root.
+    pub edited: Vec<String>,
+}
+
+/// An external fixer (a coding agent or script) for fixes that are not suggestion blocks.
+#[async_trait]
+pub trait Fixer: Send + Sync {
+    /// Makes the fix described by `task` in the working tree, and says which files it edited.
+    ///
+    /// Contract: edits only files under the repository root, commits nothing; the finding's text
+    /// reaches it fenced, as data.
+    async fn fix(&self, task: &FixTask) -> Result<FixerOutput, FixerError>;
+}

@@ -1,0 +1,1 @@
+//! The GitHub adapter (placeholder).
