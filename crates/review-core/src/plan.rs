@@ -9,7 +9,7 @@ use crate::gate::{AutomationSettings, Participation};
 use crate::model::{LineRange, PullRequest, Thread, ThreadId};
 use crate::report::{DeferReason, Outcome, ReconcileError, Report, ThreadReport};
 use crate::rules::{self, Class, LadderMode, Rung};
-use crate::signals::{Concreteness, Severity, SignalSet, Signals, Suggestion};
+use crate::signals::{Cluster, Concreteness, Severity, SignalSet, Signals, Suggestion};
 
 /// Paths no fix may edit unless the user changes the list: CI definitions and lockfiles.
 pub const DEFAULT_DENIED_PATHS: &[&str] = &[
@@ -466,7 +466,7 @@ fn cluster_leaders(
     settings: &TriageSettings,
 ) -> Vec<Leader> {
     let mut leaders = Vec::new();
-    for cluster in &signals.clusters {
+    for cluster in merge_overlapping(&signals.clusters) {
         let eligible: Vec<&Thread> = cluster
             .threads
             .iter()
@@ -503,6 +503,46 @@ fn cluster_leaders(
         });
     }
     leaders
+}
+
+/// Clusters that share a thread are one cluster: a thread follows at most one leader.
+fn merge_overlapping(clusters: &[Cluster]) -> Vec<Cluster> {
+    let mut merged: Vec<Cluster> = Vec::new();
+    for cluster in clusters {
+        let mut current = Cluster {
+            threads: Vec::new(),
+            convergent: cluster.convergent,
+        };
+        for id in &cluster.threads {
+            if !current.threads.contains(id) {
+                current.threads.push(id.clone());
+            }
+        }
+        // Absorb every earlier cluster that shares a thread with this one.
+        let mut k = 0;
+        while k < merged.len() {
+            if merged[k]
+                .threads
+                .iter()
+                .any(|id| current.threads.contains(id))
+            {
+                let other = merged.remove(k);
+                current.convergent |= other.convergent;
+                let mut threads = other.threads;
+                for id in current.threads {
+                    if !threads.contains(&id) {
+                        threads.push(id);
+                    }
+                }
+                current.threads = threads;
+                k = 0;
+            } else {
+                k += 1;
+            }
+        }
+        merged.push(current);
+    }
+    merged
 }
 
 fn narrate(pr: &PullRequest, planned: &[PlannedThread]) -> Vec<String> {

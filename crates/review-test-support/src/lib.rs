@@ -1,1 +1,15 @@
-//! placeholder
+//! Strict in-memory fakes of the `review` ports, and builders for pull requests, for tests.
+//!
+//! The fakes reject what GitHub or git would reject (unknown ids, empty bodies, paths outside the
+//! repository, empty commits) so that a test passing against them means something.
+
+mod builder;
+mod host;
+mod vcs;
+
+pub use builder::{HEAD_SHA, PrBuilder, bot, person};
+pub use host::{FakeHost, Mutation};
+pub use vcs::{FakeFixer, FakeVcs, RecordedCommit};
+
+/// Generators of arbitrary pull requests for property tests.
+pub mod strategy;

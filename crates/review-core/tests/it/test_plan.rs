@@ -1,0 +1,318 @@
+//! Planner cases that name a rule each.
+
+use review_core::gate::{AutomationSettings, DEFAULT_AUTOMATED_HEADER};
+use review_core::model::ThreadId;
+use review_core::plan::{Action, FixMaterial, TriageSettings, plan};
+use review_core::report::{DeferReason, Outcome};
+use review_core::rules::{Class, LadderMode};
+use review_core::signals::{
+    Cluster, Concreteness, LadderHint, Scope, Severity, SignalSet, Signals, Suggestion,
+};
+use review_test_support::{PrBuilder, bot, person};
+
+fn sig(severity: Severity, concreteness: Concreteness) -> Signals {
+    Signals {
+        family: Some("coderabbit".to_owned()),
+        format_known: true,
+        title: "Missing bounds check".to_owned(),
+        severity,
+        concreteness,
+        scope: Scope::SingleFile,
+        design_decision: false,
+        style_only: false,
+        speculative: false,
+        already_addressed: false,
+        ladder_hint: LadderHint::StopAndAsk,
+        fingerprint: "fp".to_owned(),
+    }
+}
+
+fn suggestion() -> Concreteness {
+    Concreteness::Suggestion(Suggestion {
+        lines: None,
+        replacement: "let x = checked();".to_owned(),
+    })
+}
+
+fn signals(entries: &[(&str, Signals)]) -> SignalSet {
+    SignalSet {
+        threads: entries
+            .iter()
+            .map(|(id, s)| (ThreadId::from(*id), s.clone()))
+            .collect(),
+        clusters: Vec::new(),
+    }
+}
+
+fn outcome_of(plan: &review_core::plan::Plan, id: &str) -> (Outcome, Action, String) {
+    let p = plan.threads.iter().find(|p| p.report.id.0 == id).unwrap();
+    (p.report.outcome, p.action.clone(), p.report.reason.clone())
+}
+
+#[test]
+fn a_one_word_human_reply_makes_a_bot_thread_human() {
+    let pr = PrBuilder::new()
+        .thread(
+            "T1",
+            "src/lib.rs",
+            3,
+            &[(bot("coderabbitai"), "x"), (person("mei"), "no")],
+        )
+        .build();
+    let plan = plan(
+        &pr,
+        &signals(&[("T1", sig(Severity::Critical, suggestion()))]),
+        &TriageSettings::default(),
+    );
+    let (outcome, action, reason) = outcome_of(&plan, "T1");
+    assert_eq!(outcome, Outcome::Deferred);
+    assert_eq!(action, Action::Leave);
+    assert!(reason.contains("@mei"), "{reason}");
+}
+
+#[test]
+fn forged_header_from_another_person_is_human_but_the_authors_own_is_not() {
+    let body = format!("{DEFAULT_AUTOMATED_HEADER} **QA Swarm**\n\n**Severity: HIGH**");
+    let pr = PrBuilder::new()
+        .thread(
+            "FORGED",
+            "src/lib.rs",
+            3,
+            &[(person("mallory"), body.as_str())],
+        )
+        .thread("OWN", "src/lib.rs", 9, &[(person("dana"), body.as_str())])
+        .build();
+    let s = signals(&[
+        ("FORGED", sig(Severity::High, suggestion())),
+        ("OWN", sig(Severity::High, suggestion())),
+    ]);
+    let plan = plan(&pr, &s, &TriageSettings::default());
+    assert_eq!(outcome_of(&plan, "FORGED").0, Outcome::Deferred);
+    assert_eq!(outcome_of(&plan, "OWN").0, Outcome::Actioned);
+}
+
+#[test]
+fn partly_read_bot_thread_is_deferred_as_human() {
+    let pr = PrBuilder::new()
+        .thread("T1", "src/lib.rs", 3, &[(bot("coderabbitai"), "x")])
+        .with_last(|t| t.all_comments_read = false)
+        .build();
+    let plan = plan(
+        &pr,
+        &signals(&[("T1", sig(Severity::Critical, suggestion()))]),
+        &TriageSettings::default(),
+    );
+    let entry = &plan.threads[0].report;
+    assert_eq!(entry.outcome, Outcome::Deferred);
+    assert_eq!(entry.deferred_because, Some(DeferReason::Incomplete));
+    assert!(entry.human);
+}
+
+#[test]
+fn actionable_without_suggestion_needs_a_fixer() {
+    let pr = PrBuilder::new()
+        .thread("T1", "src/lib.rs", 3, &[(bot("cursor"), "x")])
+        .build();
+    let s = signals(&[("T1", sig(Severity::High, Concreteness::Exact))]);
+    let without = plan(&pr, &s, &TriageSettings::default());
+    let entry = &without.threads[0].report;
+    assert_eq!(entry.outcome, Outcome::Deferred);
+    assert_eq!(entry.deferred_because, Some(DeferReason::NoFixer));
+    assert!(without.report(&pr).unwrap().unresolved_actionable_remaining);
+
+    let mut settings = TriageSettings::default();
+    settings.fixes.fixer_available = true;
+    let with = plan(&pr, &s, &settings);
+    assert!(matches!(&with.threads[0].action, Action::Fix(t) if t.material == FixMaterial::Fixer));
+    assert_eq!(with.threads[0].report.outcome, Outcome::Actioned);
+}
+
+#[test]
+fn deny_listed_paths_are_never_planned_for_a_fix() {
+    let pr = PrBuilder::new()
+        .thread(
+            "CI",
+            ".github/workflows/ci.yml",
+            3,
+            &[(bot("coderabbitai"), "x")],
+        )
+        .thread(
+            "LOCK",
+            "crates/x/Cargo.lock",
+            3,
+            &[(bot("coderabbitai"), "x")],
+        )
+        .build();
+    let s = signals(&[
+        ("CI", sig(Severity::Critical, suggestion())),
+        ("LOCK", sig(Severity::Critical, suggestion())),
+    ]);
+    let plan = plan(&pr, &s, &TriageSettings::default());
+    for p in &plan.threads {
+        assert_eq!(
+            p.report.deferred_because,
+            Some(DeferReason::DenyListed),
+            "{}",
+            p.report.id
+        );
+        assert_eq!(p.action, Action::Leave);
+    }
+}
+
+#[test]
+fn not_at_head_defers_every_fix() {
+    let pr = PrBuilder::new()
+        .thread("T1", "src/lib.rs", 3, &[(bot("coderabbitai"), "x")])
+        .build();
+    let mut settings = TriageSettings::default();
+    settings.fixes.checkout_at_head = Some(false);
+    let plan = plan(
+        &pr,
+        &signals(&[("T1", sig(Severity::High, suggestion()))]),
+        &settings,
+    );
+    assert_eq!(
+        plan.threads[0].report.deferred_because,
+        Some(DeferReason::NotAtHead)
+    );
+    assert!(
+        plan.threads[0]
+            .report
+            .reason
+            .contains("local checkout is not at the PR head")
+    );
+}
+
+#[test]
+fn ladder_promotes_only_when_available() {
+    let pr = PrBuilder::new()
+        .thread("T1", "src/lib.rs", 3, &[(bot("gemini-code-assist"), "x")])
+        .build();
+    let mut s = sig(Severity::Medium, suggestion());
+    s.ladder_hint = LadderHint::RecommendAndAsk {
+        alternative: "return an error instead".to_owned(),
+    };
+    let set = signals(&[("T1", s)]);
+    let on = plan(&pr, &set, &TriageSettings::default());
+    let entry = &on.threads[0].report;
+    assert_eq!(entry.outcome, Outcome::Promoted);
+    assert_eq!(entry.rung.as_deref(), Some("recommend-and-ask"));
+    assert_eq!(
+        entry.alternative.as_deref(),
+        Some("return an error instead")
+    );
+
+    let off = plan(
+        &pr,
+        &set,
+        &TriageSettings {
+            ladder: LadderMode::Off,
+            ..TriageSettings::default()
+        },
+    );
+    let entry = &off.threads[0].report;
+    assert_eq!(entry.outcome, Outcome::Deferred);
+    assert_eq!(entry.rung.as_deref(), Some("stop-and-ask"));
+}
+
+#[test]
+fn a_cluster_is_decided_once_and_duplicates_follow_the_leader() {
+    // Three bots raise the same finding; only Codex gives a suggestion, so Codex's thread leads.
+    let pr = PrBuilder::new()
+        .thread("CR", "src/lib.rs", 10, &[(bot("coderabbitai"), "x")])
+        .thread("GEM", "src/lib.rs", 11, &[(bot("gemini-code-assist"), "x")])
+        .thread(
+            "CDX",
+            "src/lib.rs",
+            10,
+            &[(bot("chatgpt-codex-connector"), "x")],
+        )
+        .thread("HUM", "src/lib.rs", 10, &[(person("mei"), "same here")])
+        .build();
+    let mut set = signals(&[
+        ("CR", sig(Severity::Medium, Concreteness::Vague)),
+        ("GEM", sig(Severity::Medium, Concreteness::Exact)),
+        ("CDX", sig(Severity::Medium, suggestion())),
+    ]);
+    set.clusters.push(Cluster {
+        threads: ["CR", "GEM", "CDX", "HUM"].map(ThreadId::from).to_vec(),
+        convergent: true,
+    });
+    let plan = plan(&pr, &set, &TriageSettings::default());
+    let (outcome, action, _) = outcome_of(&plan, "CDX");
+    assert_eq!(
+        outcome,
+        Outcome::Actioned,
+        "convergent medium with a suggestion is actionable"
+    );
+    assert!(matches!(action, Action::Fix(_)));
+    for follower in ["CR", "GEM"] {
+        let (outcome, action, reason) = outcome_of(&plan, follower);
+        assert_eq!(outcome, Outcome::Resolved);
+        assert_eq!(
+            action,
+            Action::FollowFix {
+                leader: ThreadId::from("CDX")
+            }
+        );
+        assert!(reason.contains("duplicate of CDX"), "{reason}");
+    }
+    assert_eq!(
+        outcome_of(&plan, "HUM").0,
+        Outcome::Deferred,
+        "a person in a cluster stays the author's"
+    );
+    let fixes = plan
+        .threads
+        .iter()
+        .filter(|p| matches!(p.action, Action::Fix(_)))
+        .count();
+    assert_eq!(fixes, 1, "one fix for the whole cluster");
+}
+
+#[test]
+fn duplicates_of_a_deferred_leader_are_deferred() {
+    let pr = PrBuilder::new()
+        .thread("A", "src/lib.rs", 10, &[(bot("coderabbitai"), "x")])
+        .thread("B", "src/lib.rs", 10, &[(bot("cursor"), "x")])
+        .build();
+    let mut design = sig(Severity::High, Concreteness::Exact);
+    design.design_decision = true;
+    let mut set = signals(&[("A", design.clone()), ("B", design)]);
+    set.clusters.push(Cluster {
+        threads: vec![ThreadId::from("A"), ThreadId::from("B")],
+        convergent: true,
+    });
+    let plan = plan(&pr, &set, &TriageSettings::default());
+    assert_eq!(outcome_of(&plan, "A").0, Outcome::Deferred);
+    let b = &plan.threads[1].report;
+    assert_eq!(b.outcome, Outcome::Deferred);
+    assert_eq!(b.deferred_because, Some(DeferReason::Duplicate));
+    assert_eq!(b.class, Some(Class::Ambiguous));
+}
+
+#[test]
+fn automation_account_threads_are_bot_threads() {
+    let pr = PrBuilder::new()
+        .thread(
+            "T1",
+            "src/lib.rs",
+            3,
+            &[(person("qa-runner"), "plain text, no header")],
+        )
+        .build();
+    let settings = TriageSettings {
+        automation: AutomationSettings {
+            accounts: vec!["qa-runner".to_owned()],
+            ..AutomationSettings::default()
+        },
+        ..TriageSettings::default()
+    };
+    let plan = plan(
+        &pr,
+        &signals(&[("T1", sig(Severity::Nit, Concreteness::Vague))]),
+        &settings,
+    );
+    assert_eq!(plan.threads[0].report.outcome, Outcome::Resolved);
+    assert_eq!(plan.threads[0].action, Action::Resolve);
+}

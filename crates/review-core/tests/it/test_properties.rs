@@ -1,0 +1,90 @@
+//! Properties over generated pull requests: the invariants that make the product.
+
+use proptest::prelude::*;
+use review_core::execute::{Workspace, check_plan, execute};
+use review_core::plan::{Action, plan};
+use review_core::report::{Outcome, Report};
+use review_test_support::strategy::triage_input;
+use review_test_support::{FakeHost, FakeVcs, Mutation};
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// No plan ever contains an action on a human thread, a thread read in part, or a thread
+    /// that is resolved or outdated.
+    #[test]
+    fn plans_never_act_on_human_or_partly_read_threads((pr, signals, settings) in triage_input(24)) {
+        let plan = plan(&pr, &signals, &settings);
+        for p in plan.threads.iter().filter(|p| p.action.mutates()) {
+            let thread = pr.thread(&p.report.id).expect("planned threads come from the PR");
+            prop_assert!(!settings.automation.thread_is_human(thread, &pr), "acts on human thread {}", thread.id);
+            prop_assert!(thread.all_comments_read, "acts on partly read thread {}", thread.id);
+            prop_assert!(!thread.is_resolved && !thread.is_outdated);
+            prop_assert!(!p.report.human);
+        }
+        prop_assert!(check_plan(&pr, &plan, &settings).is_ok());
+    }
+
+    /// Every unresolved thread gets exactly one outcome and the counts reconcile.
+    #[test]
+    fn outcome_counts_always_reconcile((pr, signals, settings) in triage_input(24)) {
+        let plan = plan(&pr, &signals, &settings);
+        let report = plan.report(&pr).expect("a plan always reconciles");
+        let unresolved = pr.unresolved_threads().count();
+        let current = pr.unresolved_threads().filter(|t| !t.is_outdated).count();
+        prop_assert_eq!(report.threads.len(), unresolved);
+        prop_assert_eq!(report.counts.handled(), current);
+        prop_assert_eq!(report.counts.outdated, unresolved - current);
+        prop_assert!(report.check().is_ok());
+        // Round trip through the public JSON form.
+        let json = serde_json::to_string(&report).unwrap();
+        let back: Report = serde_json::from_str(&json).unwrap();
+        prop_assert!(back.check().is_ok());
+        prop_assert_eq!(back, report);
+    }
+
+    /// Human threads are deferred, whatever their signals say.
+    #[test]
+    fn human_threads_are_deferred_untouched((pr, signals, settings) in triage_input(24)) {
+        let plan = plan(&pr, &signals, &settings);
+        for p in &plan.threads {
+            let thread = pr.thread(&p.report.id).unwrap();
+            if settings.automation.thread_is_human(thread, &pr) && !thread.is_outdated {
+                prop_assert_eq!(p.report.outcome, Outcome::Deferred);
+                prop_assert_eq!(&p.action, &Action::Leave);
+                prop_assert!(p.report.class.is_none());
+            }
+        }
+    }
+
+    /// Carrying a plan out never mutates a human or partly read thread on the host, and the
+    /// executed report reconciles too.
+    #[test]
+    fn execution_never_mutates_human_or_partly_read_threads((pr, signals, settings) in triage_input(16)) {
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let plan = plan(&pr, &signals, &settings);
+        let host = FakeHost::new(pr.clone());
+        let vcs = FakeVcs::new(
+            pr.head_sha.0.as_str(),
+            &[("src/lib.rs", &"line\n".repeat(210)), ("src/main.rs", &"x\n".repeat(210))],
+        );
+        let ws = Workspace { vcs: &vcs, fixer: None };
+        let execution = rt.block_on(execute(&pr, &plan, &settings, &host, Some(ws))).expect("plans from the planner execute");
+        for m in host.mutations() {
+            let id = match &m {
+                Mutation::Resolve(id) | Mutation::Unresolve(id) | Mutation::Reply(id, _) => id.clone(),
+                Mutation::Minimize(_) => continue,
+            };
+            let thread = pr.thread(&id).unwrap();
+            prop_assert!(!settings.automation.thread_is_human(thread, &pr));
+            prop_assert!(thread.all_comments_read);
+            prop_assert!(!matches!(m, Mutation::Reply(..)), "triage never replies");
+        }
+        prop_assert_eq!(execution.report.counts.handled(), pr.unresolved_threads().filter(|t| !t.is_outdated).count());
+        // Every commit touches only the file of the thread it fixes.
+        for c in vcs.commits() {
+            prop_assert_eq!(c.paths.len(), 1);
+            prop_assert!(c.message.contains("Review-Thread: PRRT_"));
+        }
+    }
+}
