@@ -335,7 +335,7 @@ fn decide(
             sig,
             Class::Actionable,
             Outcome::Actioned,
-            classification.reason,
+            &classification.reason,
             None,
             settings,
         ),
@@ -373,7 +373,7 @@ fn decide(
                         sig,
                         Class::Ambiguous,
                         Outcome::Promoted,
-                        reason,
+                        &reason,
                         Some(rung),
                         settings,
                     )
@@ -388,7 +388,7 @@ fn fix_decision(
     sig: &Signals,
     class: Class,
     outcome: Outcome,
-    reason: String,
+    reason: &str,
     rung: Option<Rung>,
     settings: &TriageSettings,
 ) -> BotDecision {

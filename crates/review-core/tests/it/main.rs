@@ -1,4 +1,5 @@
 //! Integration tests of review-core against the in-memory fakes.
+#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 mod test_execute;
 mod test_plan;

@@ -1,0 +1,187 @@
+//! The environment variables `review` reads, and the [`Env`] lookup the rest of the crate takes.
+//!
+//! [`EnvVars`] is the one list of every variable the tool reads: a variable not named there is
+//! not read anywhere. Code that needs one takes an [`Env`] rather than calling
+//! [`std::env::var`], so tests pass a [`MapEnv`] and nothing depends on the test process's
+//! environment. [`ProcessEnv`] is the only place that reads the real environment.
+
+use std::collections::BTreeMap;
+
+/// The names of every environment variable `review` reads, each documented where it is declared.
+///
+/// Tokens and hosts follow the conventions of GitHub's `gh` CLI, so a machine already set up for
+/// `gh` (or a GitHub Actions runner) needs nothing more.
+#[derive(Debug, Clone, Copy)]
+pub struct EnvVars;
+
+impl EnvVars {
+    /// A token for `github.com` and for `*.ghe.com` (GitHub Enterprise Cloud with data
+    /// residency). Read before [`EnvVars::GITHUB_TOKEN`]; an empty value is skipped.
+    pub const GH_TOKEN: &'static str = "GH_TOKEN";
+
+    /// A token for `github.com` and `*.ghe.com`, read when [`EnvVars::GH_TOKEN`] is unset or
+    /// empty. GitHub Actions provides one to workflows.
+    pub const GITHUB_TOKEN: &'static str = "GITHUB_TOKEN";
+
+    /// A token for a GitHub Enterprise Server host (any host other than `github.com` and
+    /// `*.ghe.com`). Read before [`EnvVars::GITHUB_ENTERPRISE_TOKEN`]; an empty value is
+    /// skipped.
+    pub const GH_ENTERPRISE_TOKEN: &'static str = "GH_ENTERPRISE_TOKEN";
+
+    /// A token for a GitHub Enterprise Server host, read when
+    /// [`EnvVars::GH_ENTERPRISE_TOKEN`] is unset or empty.
+    pub const GITHUB_ENTERPRISE_TOKEN: &'static str = "GITHUB_ENTERPRISE_TOKEN";
+
+    /// The GitHub host (`github.example.com`, no scheme) to use when neither a pull request URL
+    /// nor the git remote names one. Without it the host is `github.com`.
+    pub const GH_HOST: &'static str = "GH_HOST";
+
+    /// The repository as `[HOST/]OWNER/NAME`, used when `--repo` is not given, before the git
+    /// remote is consulted.
+    pub const GH_REPO: &'static str = "GH_REPO";
+
+    /// The REST API base URL (`https://api.github.com`, `https://HOST/api/v3`). GitHub Actions
+    /// sets it. When set, it is used whatever the host, which is also how tests point the tool at
+    /// a local server (`http://127.0.0.1:PORT`).
+    pub const GITHUB_API_URL: &'static str = "GITHUB_API_URL";
+
+    /// The GraphQL endpoint (`https://api.github.com/graphql`). GitHub Actions sets it. When only
+    /// [`EnvVars::GITHUB_API_URL`] is set, the GraphQL endpoint is derived from it.
+    pub const GITHUB_GRAPHQL_URL: &'static str = "GITHUB_GRAPHQL_URL";
+
+    /// When set to any non-empty value, human output uses no color (<https://no-color.org>).
+    /// Read by the command-line interface, not by this crate.
+    pub const NO_COLOR: &'static str = "NO_COLOR";
+
+    /// Every variable above, for tools that must clear or record the environment (a test
+    /// environment that starts empty, a `--debug` dump that lists which are set).
+    pub const ALL: &'static [&'static str] = &[
+        Self::GH_TOKEN,
+        Self::GITHUB_TOKEN,
+        Self::GH_ENTERPRISE_TOKEN,
+        Self::GITHUB_ENTERPRISE_TOKEN,
+        Self::GH_HOST,
+        Self::GH_REPO,
+        Self::GITHUB_API_URL,
+        Self::GITHUB_GRAPHQL_URL,
+        Self::NO_COLOR,
+    ];
+}
+
+/// A source of environment variables.
+///
+/// Implemented by [`ProcessEnv`] (the real environment), by [`MapEnv`] (a fixed map, for tests),
+/// and by any `Fn(&str) -> Option<String>`.
+pub trait Env {
+    /// The value of the variable `name`, or `None` when it is unset (or, for the process
+    /// environment, not valid Unicode).
+    fn var(&self, name: &str) -> Option<String>;
+
+    /// The value of `name` with surrounding whitespace removed, or `None` when it is unset or
+    /// blank. Every variable this crate reads goes through this: an empty value counts as unset,
+    /// as it does for `gh`.
+    fn non_empty(&self, name: &str) -> Option<String> {
+        let value = self.var(name)?;
+        let trimmed = value.trim();
+        (!trimmed.is_empty()).then(|| trimmed.to_owned())
+    }
+}
+
+impl<F> Env for F
+where
+    F: Fn(&str) -> Option<String>,
+{
+    fn var(&self, name: &str) -> Option<String> {
+        self(name)
+    }
+}
+
+/// The environment of the running process. The only reader of the real environment in this crate.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProcessEnv;
+
+impl Env for ProcessEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok()
+    }
+}
+
+/// A fixed set of variables: an environment for tests, or a snapshot of the real one.
+///
+/// ```
+/// use review_github::env::{Env, EnvVars, MapEnv};
+///
+/// let env = MapEnv::from_iter([(EnvVars::GH_TOKEN, ""), (EnvVars::GH_HOST, "ghe.example.com")]);
+/// assert_eq!(env.var(EnvVars::GH_TOKEN).as_deref(), Some(""));
+/// assert_eq!(env.non_empty(EnvVars::GH_TOKEN), None);
+/// assert_eq!(env.non_empty(EnvVars::GH_HOST).as_deref(), Some("ghe.example.com"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MapEnv {
+    vars: BTreeMap<String, String>,
+}
+
+impl MapEnv {
+    /// An empty environment.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets `name` to `value`, replacing any earlier value.
+    pub fn set(&mut self, name: impl Into<String>, value: impl Into<String>) -> &mut Self {
+        self.vars.insert(name.into(), value.into());
+        self
+    }
+}
+
+impl Env for MapEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        self.vars.get(name).cloned()
+    }
+}
+
+impl<K: Into<String>, V: Into<String>> FromIterator<(K, V)> for MapEnv {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        Self {
+            vars: iter
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_empty_skips_unset_empty_and_blank_values_and_trims() {
+        let env = MapEnv::from_iter([("EMPTY", ""), ("BLANK", " \n"), ("SET", " tok\n")]);
+        for (name, expected) in [
+            ("UNSET", None),
+            ("EMPTY", None),
+            ("BLANK", None),
+            ("SET", Some("tok")),
+        ] {
+            assert_eq!(env.non_empty(name).as_deref(), expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn closures_are_environments() {
+        let env = |name: &str| (name == "GH_HOST").then(|| "h.example".to_owned());
+        let env: &dyn Env = &env;
+        assert_eq!(env.var("GH_HOST").as_deref(), Some("h.example"));
+        assert_eq!(env.var("GH_TOKEN"), None);
+    }
+
+    #[test]
+    fn all_lists_every_variable_once() {
+        let mut names = EnvVars::ALL.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), EnvVars::ALL.len());
+        assert_eq!(names.len(), 9);
+    }
+}
