@@ -1,1 +1,353 @@
-//! Reads review comments (placeholder until the first version lands).
+//! Reads review comments and produces the [`Signals`] the `review-core` rules decide on.
+//!
+//! - [`identify`] names the tool that wrote a comment ([`Family`]), or says a person wrote it.
+//! - [`read_finding`] reads one finding (a thread's first comment) in that family's format:
+//!   title, stated severity (normalised through [`severity::TABLE`]), suggestion blocks, how
+//!   concrete the fix is, how far it reaches, and the design, style, speculative and
+//!   addressed flags.
+//! - [`analyze`] does both for every unresolved thread of a pull request whose first comment
+//!   is automated, and finds the clusters of threads that raise the same finding.
+//! - [`fingerprint`] is the stable key of a finding across re-posts.
+//!
+//! Comment bodies are untrusted data. Nothing here follows instructions found in them;
+//! sections aimed at agents ("Prompt for AI Agents") are not read for the title or the flags;
+//! a format the reader does not know never states a high severity. Reading never panics.
+//!
+//! ```
+//! use review_classify::{analyze, identify, Family};
+//! use review_core::gate::AutomationSettings;
+//! use review_core::model::*;
+//! use review_core::signals::{Concreteness, Severity};
+//!
+//! let comment = |id: &str, login: &str, body: &str| Comment {
+//!     id: CommentId::from(id),
+//!     author: Some(Author::new(login, AuthorKind::Bot)),
+//!     body: body.to_owned(),
+//!     created_at: "2026-11-30T10:00:00Z".into(),
+//!     url: String::new(),
+//!     diff_hunk: None,
+//!     review_id: None,
+//! };
+//! let thread = |id: &str, line: u32, c: Comment| Thread {
+//!     id: ThreadId::from(id),
+//!     is_resolved: false,
+//!     is_outdated: false,
+//!     path: "src/parse.rs".into(),
+//!     lines: Some(LineRange::new(line, line)),
+//!     subject_type: SubjectType::Line,
+//!     comments: vec![c],
+//!     all_comments_read: true,
+//! };
+//! let rabbit = "_⚠️ Potential issue_ | _🟠 Major_\n\n**Empty input panics the parser.**\n\n\
+//!               ```suggestion\n    let Some(first) = parts.first() else { return None };\n```";
+//! let codex = "**<sub><sub>![P2 Badge](https://img.shields.io/badge/P2-yellow?style=flat)</sub></sub> \
+//!              Parser panics on empty input**\n\nIndexing `parts[0]` fails when the line is empty.";
+//! let pr = PullRequest {
+//!     repo: RepoId::parse("acme/widgets").unwrap(),
+//!     number: 7,
+//!     id: String::new(),
+//!     title: "Parse widgets".into(),
+//!     url: String::new(),
+//!     state: PrState::Open,
+//!     author: Some(Author::new("alice", AuthorKind::User)),
+//!     head_ref: "widgets".into(),
+//!     base_ref: "main".into(),
+//!     head_sha: CommitId::from("0123456789abcdef0123456789abcdef01234567"),
+//!     reviews: vec![],
+//!     comments: vec![],
+//!     threads: vec![
+//!         thread("PRRT_1", 12, comment("PRRC_1", "coderabbitai", rabbit)),
+//!         thread("PRRT_2", 13, comment("PRRC_2", "chatgpt-codex-connector", codex)),
+//!     ],
+//! };
+//! let settings = AutomationSettings::default();
+//! assert_eq!(
+//!     identify(pr.threads[0].comments[0].author.as_ref(), rabbit, None, &settings),
+//!     Some(Family::CodeRabbit)
+//! );
+//!
+//! let signals = analyze(&pr, &settings);
+//! let first = &signals.threads[&ThreadId::from("PRRT_1")];
+//! assert_eq!(first.family.as_deref(), Some("coderabbit"));
+//! assert_eq!(first.severity, Severity::High);
+//! assert_eq!(first.title, "Empty input panics the parser");
+//! assert!(matches!(first.concreteness, Concreteness::Suggestion(_)));
+//! assert_eq!(signals.threads[&ThreadId::from("PRRT_2")].severity, Severity::Medium);
+//!
+//! // Two reviewers raised the same finding two lines apart: one convergent cluster.
+//! assert_eq!(signals.clusters.len(), 1);
+//! assert!(signals.clusters[0].convergent);
+//! ```
+#![warn(missing_docs)]
+
+mod cluster;
+mod doc;
+mod families;
+mod family;
+mod fingerprint;
+mod flags;
+mod markup;
+mod read;
+pub mod severity;
+
+use review_core::gate::{AutomationSettings, DEFAULT_AUTOMATED_HEADER};
+use review_core::model::{Author, PullRequest, Thread};
+use review_core::signals::{SignalSet, Signals};
+
+pub use crate::family::{Family, identify};
+pub use crate::fingerprint::fingerprint;
+pub use crate::read::Finding;
+
+/// Reads one finding (a thread's first comment) written by `family`, on the file `path`.
+///
+/// A [`Family::QaHeader`] comment may start with the default automated-comment header
+/// ([`DEFAULT_AUTOMATED_HEADER`]); [`analyze`] uses the configured one.
+pub fn read_finding(family: Family, body: &str, path: &str) -> Finding {
+    read::read(family, body, path, DEFAULT_AUTOMATED_HEADER)
+}
+
+/// Signals for every unresolved thread of `pr` whose first comment is automated, and the
+/// duplicate clusters among all its unresolved, current threads.
+///
+/// Threads a person started get no signals (the core defers them) but may join a cluster: a
+/// person raising the same finding counts for convergence. A later automated reply saying the
+/// finding was addressed ("✅ Addressed in commit ...", "has been fixed", "Fixed in `<sha>`")
+/// marks it addressed. A cluster is convergent when two or more reviewers raised it: a named
+/// tool counts once whatever login it posted from, anyone else by login.
+pub fn analyze(pr: &PullRequest, automation: &AutomationSettings) -> SignalSet {
+    let pr_author = pr.author.as_ref();
+    let mut set = SignalSet::default();
+    let mut entries = Vec::new();
+    for thread in pr.unresolved_threads() {
+        let Some(first) = thread.first_comment() else {
+            continue;
+        };
+        let family = identify(first.author.as_ref(), &first.body, pr_author, automation);
+        let title = match family {
+            Some(family) => {
+                let signals = thread_signals(thread, family, pr_author, automation);
+                let title = signals.title.clone();
+                set.threads.insert(thread.id.clone(), signals);
+                title
+            }
+            None => read::title_of(&first.body),
+        };
+        if !thread.is_outdated {
+            let reviewer = match family {
+                Some(f) if f.is_named_tool() => Some(format!("tool:{}", f.as_str())),
+                _ => first.author.as_ref().map(|a| login_key(&a.login)),
+            };
+            entries.push(cluster::Entry::new(
+                thread.id.clone(),
+                &thread.path,
+                thread.lines,
+                &title,
+                reviewer,
+            ));
+        }
+    }
+    set.clusters = cluster::clusters(&entries);
+    set
+}
+
+/// The signals of a thread whose first comment `family` wrote.
+fn thread_signals(
+    thread: &Thread,
+    family: Family,
+    pr_author: Option<&Author>,
+    automation: &AutomationSettings,
+) -> Signals {
+    let body = thread.first_comment().map_or("", |c| c.body.as_str());
+    let mut finding = read::read(family, body, &thread.path, &automation.header);
+    if !finding.already_addressed {
+        finding.already_addressed = thread.comments.iter().skip(1).any(|reply| {
+            identify(reply.author.as_ref(), &reply.body, pr_author, automation).is_some()
+                && flags::reply_addressed(&reply.body)
+        });
+    }
+    finding.signals(family, &thread.path)
+}
+
+/// A login as a reviewer identity: lower case, without `[bot]`.
+fn login_key(login: &str) -> String {
+    let base = login.strip_suffix("[bot]").unwrap_or(login);
+    format!("login:{}", base.to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use review_core::model::{
+        AuthorKind, Comment, CommentId, CommitId, LineRange, PrState, RepoId, SubjectType, ThreadId,
+    };
+    use review_core::signals::Severity;
+
+    use super::*;
+
+    fn comment(login: &str, kind: AuthorKind, body: &str) -> Comment {
+        Comment {
+            id: CommentId::from("c"),
+            author: Some(Author::new(login, kind)),
+            body: body.to_owned(),
+            created_at: "2026-11-30T10:00:00Z".to_owned(),
+            url: String::new(),
+            diff_hunk: None,
+            review_id: None,
+        }
+    }
+
+    fn bot(login: &str, body: &str) -> Comment {
+        comment(login, AuthorKind::Bot, body)
+    }
+
+    fn thread(id: &str, path: &str, line: u32, comments: Vec<Comment>) -> Thread {
+        Thread {
+            id: ThreadId::from(id),
+            is_resolved: false,
+            is_outdated: false,
+            path: path.to_owned(),
+            lines: Some(LineRange::new(line, line)),
+            subject_type: SubjectType::Line,
+            comments,
+            all_comments_read: true,
+        }
+    }
+
+    fn pr(threads: Vec<Thread>) -> PullRequest {
+        PullRequest {
+            repo: RepoId::parse("acme/widgets").unwrap(),
+            number: 1,
+            id: String::new(),
+            title: String::new(),
+            url: String::new(),
+            state: PrState::Open,
+            author: Some(Author::new("alice", AuthorKind::User)),
+            head_ref: String::new(),
+            base_ref: String::new(),
+            head_sha: CommitId::from("0123456789abcdef0123456789abcdef01234567"),
+            reviews: vec![],
+            comments: vec![],
+            threads,
+        }
+    }
+
+    const LEAK: &str = "### File handle leaks on the error path\n\n**Medium Severity**\n\nThe early return skips `close`.";
+
+    #[test]
+    fn human_first_threads_get_no_signals_but_count_for_convergence() {
+        let p = pr(vec![
+            thread("t1", "a.rs", 10, vec![bot("cursor", LEAK)]),
+            thread(
+                "t2",
+                "a.rs",
+                11,
+                vec![comment(
+                    "bob",
+                    AuthorKind::User,
+                    "The file handle leaks on the error path, I think.",
+                )],
+            ),
+        ]);
+        let set = analyze(&p, &AutomationSettings::default());
+        assert_eq!(set.threads.len(), 1);
+        assert!(set.threads.contains_key(&ThreadId::from("t1")));
+        assert_eq!(set.clusters.len(), 1);
+        assert!(set.clusters[0].convergent);
+    }
+
+    #[test]
+    fn one_tool_under_two_logins_is_not_convergent() {
+        let body = "The loop bound skips the last element, an off-by-one.\n```suggestion\nfor i in 0..=n {\n```";
+        let p = pr(vec![
+            thread("t1", "a.rs", 10, vec![bot("Copilot", body)]),
+            thread(
+                "t2",
+                "a.rs",
+                10,
+                vec![bot("copilot-pull-request-reviewer", body)],
+            ),
+        ]);
+        let set = analyze(&p, &AutomationSettings::default());
+        assert_eq!(set.clusters.len(), 1);
+        assert!(!set.clusters[0].convergent);
+    }
+
+    #[test]
+    fn a_later_bot_reply_marks_the_finding_addressed() {
+        let p = pr(vec![
+            thread(
+                "t1",
+                "a.rs",
+                10,
+                vec![
+                    bot("cursor", LEAK),
+                    bot("cursor", "This has been fixed in the latest commit."),
+                ],
+            ),
+            thread(
+                "t2",
+                "b.rs",
+                10,
+                vec![
+                    bot("cursor", LEAK),
+                    comment("bob", AuthorKind::User, "✅ Addressed in commit abcdef1"),
+                ],
+            ),
+        ]);
+        let set = analyze(&p, &AutomationSettings::default());
+        assert!(set.threads[&ThreadId::from("t1")].already_addressed);
+        // A person's reply is not the bot's word (and makes the thread human anyway).
+        assert!(!set.threads[&ThreadId::from("t2")].already_addressed);
+    }
+
+    #[test]
+    fn resolved_threads_are_skipped_and_outdated_ones_are_not_clustered() {
+        let mut resolved = thread("t1", "a.rs", 10, vec![bot("cursor", LEAK)]);
+        resolved.is_resolved = true;
+        let mut outdated = thread("t2", "a.rs", 10, vec![bot("cursor", LEAK)]);
+        outdated.is_outdated = true;
+        outdated.lines = None;
+        let current = thread("t3", "a.rs", 10, vec![bot("cursor", LEAK)]);
+        let set = analyze(
+            &pr(vec![resolved, outdated, current]),
+            &AutomationSettings::default(),
+        );
+        assert_eq!(set.threads.len(), 2);
+        assert!(!set.threads.contains_key(&ThreadId::from("t1")));
+        assert!(set.clusters.is_empty());
+    }
+
+    #[test]
+    fn qa_comments_use_the_configured_header() {
+        let settings = AutomationSettings {
+            accounts: vec![],
+            header: "[qa-bot]".to_owned(),
+        };
+        let body = "[qa-bot] posted this\n\n**Severity: CRITICAL**\n\nSecrets written to the log.";
+        let p = pr(vec![thread(
+            "t1",
+            "a.rs",
+            3,
+            vec![comment("alice", AuthorKind::User, body)],
+        )]);
+        let set = analyze(&p, &settings);
+        let s = &set.threads[&ThreadId::from("t1")];
+        assert_eq!(s.family.as_deref(), Some("qa"));
+        assert!(s.format_known);
+        assert_eq!(s.severity, Severity::Critical);
+        assert_eq!(s.title, "Secrets written to the log");
+    }
+
+    #[test]
+    fn unknown_bots_are_read_as_unknown() {
+        let p = pr(vec![thread(
+            "t1",
+            "a.rs",
+            3,
+            vec![bot("some-linter", "CRITICAL: this is the worst code ever")],
+        )]);
+        let s = &analyze(&p, &AutomationSettings::default()).threads[&ThreadId::from("t1")];
+        assert_eq!(s.family, None);
+        assert!(!s.format_known);
+        assert!(!s.severity.is_high());
+    }
+}

@@ -1,0 +1,94 @@
+//! Codex: a bold first line holding a shields.io priority badge and the title
+//! (`**<sub><sub>![P1 Badge](https://img.shields.io/badge/P1-orange?style=flat)</sub></sub> Title**`),
+//! then prose, ending with "Useful? React with 👍 / 👎."
+
+use review_core::signals::Severity;
+
+use super::{Reading, title_from};
+use crate::Family;
+use crate::doc::Doc;
+use crate::severity::stated;
+
+/// The priority of a badge image: alt `P1 Badge` or a shields.io `badge/P1-...` source.
+fn priority(alt: &str, src: &str) -> Option<Severity> {
+    let from_alt = alt
+        .split_whitespace()
+        .next()
+        .filter(|_| alt.to_ascii_lowercase().contains("badge"));
+    let from_src = src
+        .to_ascii_lowercase()
+        .split_once("shields.io/badge/")
+        .and_then(|(_, rest)| rest.split(['-', '?', '/']).next().map(str::to_owned));
+    from_alt
+        .and_then(|p| stated(Family::Codex, p))
+        .or_else(|| from_src.and_then(|p| stated(Family::Codex, &p)))
+}
+
+fn badge(doc: &Doc) -> Option<(usize, Severity)> {
+    doc.images
+        .iter()
+        .find_map(|img| priority(&img.alt, &img.src).map(|sev| (img.line, sev)))
+}
+
+/// Whether the body is Codex's.
+pub(crate) fn detect(doc: &Doc, _lower: &str) -> bool {
+    badge(doc).is_some()
+}
+
+/// Reads a Codex finding.
+pub(crate) fn read(doc: &Doc) -> Reading {
+    let Some((line, severity)) = badge(doc) else {
+        return Reading::default();
+    };
+    Reading {
+        known: true,
+        title: title_from(doc, line),
+        severity: Some(severity),
+        style: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use review_core::signals::{Concreteness, Severity};
+
+    use crate::Family;
+    use crate::families::fixture::read;
+
+    fn body(p: &str, color: &str) -> String {
+        format!(
+            "**<sub><sub>![{p} Badge](https://img.shields.io/badge/{p}-{color}?style=flat)</sub></sub>  Reject negative page sizes**\n\n`page_size` is cast to `usize` after parsing, so `-1` wraps to a huge allocation.\n\nUseful? React with 👍 / 👎."
+        )
+    }
+
+    #[test]
+    fn shields_badges() {
+        for (p, color, want) in [
+            ("P0", "red", Severity::Critical),
+            ("P1", "orange", Severity::High),
+            ("P2", "yellow", Severity::Medium),
+            ("P3", "green", Severity::Low),
+        ] {
+            let f = read(Family::Codex, &body(p, color));
+            assert!(f.format_known);
+            assert_eq!(f.severity, want, "{p}");
+            assert_eq!(f.title, "Reject negative page sizes");
+            assert_eq!(f.concreteness, Concreteness::Vague);
+        }
+    }
+
+    #[test]
+    fn badge_without_alt_reads_the_source() {
+        let b = "**![](https://img.shields.io/badge/P1-orange?style=flat) Close the file handle**";
+        let f = read(Family::Codex, b);
+        assert_eq!(f.severity, Severity::High);
+        assert_eq!(f.title, "Close the file handle");
+    }
+
+    #[test]
+    fn no_badge_is_unknown() {
+        let f = read(Family::Codex, "**Close the file handle**\n\nIt leaks.");
+        assert!(!f.format_known);
+        assert_eq!(f.severity, Severity::None);
+    }
+}

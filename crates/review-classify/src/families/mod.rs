@@ -1,0 +1,63 @@
+//! One reader per family. Each finds its family's markers (stated severity, title line, nitpick
+//! and style labels) and says whether it found them; what every family shares (suggestion
+//! blocks, flags, scope) is read in [`crate::read`].
+
+use review_core::signals::Severity;
+
+pub(crate) mod coderabbit;
+pub(crate) mod codex;
+pub(crate) mod copilot;
+pub(crate) mod cursor;
+pub(crate) mod gemini;
+pub(crate) mod generic;
+pub(crate) mod greptile;
+pub(crate) mod qa;
+pub(crate) mod qodo;
+pub(crate) mod sourcery;
+
+/// What a family's reader found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Reading {
+    /// The family's markers were found: the format is known.
+    pub known: bool,
+    /// The finding's title, plain, if the format places one.
+    pub title: Option<String>,
+    /// The stated severity, normalised through [`crate::severity::TABLE`].
+    pub severity: Option<Severity>,
+    /// The family marks the finding as a nitpick or a style category.
+    pub style: bool,
+}
+
+/// The file name of an image source without directories, query or `.svg`, lower case.
+pub(crate) fn image_name(src: &str) -> String {
+    let path = src.split(['?', '#']).next().unwrap_or("");
+    let name = path.rsplit('/').next().unwrap_or("");
+    let name = name.strip_suffix(".svg").unwrap_or(name);
+    name.to_ascii_lowercase()
+}
+
+/// A plain title from the first prose line at or after `from` that has text.
+pub(crate) fn title_from(doc: &crate::doc::Doc, from: usize) -> Option<String> {
+    doc.nonempty()
+        .find(|(i, _)| *i >= from)
+        .map(|(_, line)| line_title(line))
+        .filter(|t| !t.is_empty())
+}
+
+/// A line as a title: its bold part when it is bold as a whole, else its first sentence.
+pub(crate) fn line_title(line: &str) -> String {
+    let text = crate::markup::bold_line(line).unwrap_or(line);
+    crate::markup::title(&crate::markup::plain(text))
+}
+
+#[cfg(test)]
+pub(crate) mod fixture {
+    //! Shared helpers for the per-family fixture tests.
+    use crate::Family;
+    use crate::Finding;
+
+    /// Reads `body` as `family` on `src/lib.rs`.
+    pub(crate) fn read(family: Family, body: &str) -> Finding {
+        crate::read_finding(family, body, "src/lib.rs")
+    }
+}

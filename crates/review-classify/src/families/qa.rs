@@ -1,0 +1,183 @@
+//! Tools posting through a person's account with the automated header
+//! (`🤖 Automated comment by **QA Swarm**`), and configured automation accounts. The finding
+//! states a severity in plain words near the top: `**Severity: HIGH**`, `[HIGH] Title`,
+//! `CRITICAL: Title`, or a line holding the word alone.
+
+use review_core::signals::Severity;
+
+use super::Reading;
+use crate::Family;
+use crate::doc::Doc;
+use crate::markup::{plain, title};
+use crate::severity::stated;
+
+/// How many lines after the header may state the severity.
+const SEVERITY_LINES: usize = 4;
+
+/// A severity stated in plain words at the start of a plain line, and the rest of the line
+/// when it can be a title.
+pub(crate) fn stated_word(line: &str) -> Option<(Severity, &str)> {
+    let lower = line.to_ascii_lowercase();
+    let word_at = |from: usize| -> Option<(Severity, usize)> {
+        let tail = line.get(from..)?;
+        let len = tail
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(tail.len());
+        stated(Family::QaHeader, tail.get(..len)?).map(|s| (s, from + len))
+    };
+    if let Some(at) = lower.find("severity") {
+        // `Severity: HIGH`, `severity level - high`, `Severity is high`.
+        let mut from = at + "severity".len();
+        for _ in 0..3 {
+            let rest = lower.get(from..)?;
+            let skipped = rest.len()
+                - rest
+                    .trim_start_matches(|c: char| !c.is_ascii_alphanumeric())
+                    .len();
+            from += skipped;
+            if let Some((sev, _)) = word_at(from) {
+                return Some((sev, ""));
+            }
+            let rest = lower.get(from..)?;
+            if rest.starts_with("level") || rest.starts_with("is") {
+                from += if rest.starts_with("level") { 5 } else { 2 };
+                continue;
+            }
+            break;
+        }
+        return None;
+    }
+    if let Some(inner) = line.strip_prefix('[') {
+        let end = inner.find(']')?;
+        let sev = stated(Family::QaHeader, inner.get(..end)?)?;
+        return Some((sev, inner.get(end + 1..)?.trim()));
+    }
+    let (sev, end) = word_at(0)?;
+    let rest = line.get(end..)?;
+    let trimmed = rest.trim_start();
+    if rest.is_empty() {
+        Some((sev, ""))
+    } else if let Some(after) = trimmed
+        .strip_prefix(':')
+        .or_else(|| trimmed.strip_prefix(" -"))
+        .or_else(|| trimmed.strip_prefix('-'))
+        .or_else(|| trimmed.strip_prefix('—'))
+    {
+        Some((sev, after.trim()))
+    } else {
+        None
+    }
+}
+
+/// Reads a finding after an optional automated `header` line.
+pub(crate) fn read(doc: &Doc, header: &str) -> Reading {
+    let mut lines = doc.nonempty().peekable();
+    let mut known = false;
+    if let Some((_, first)) = lines.peek() {
+        if !header.is_empty() && first.trim_start().starts_with(header) {
+            known = true;
+            lines.next();
+        }
+    }
+    let mut severity = None;
+    let mut found_title = None;
+    for (n, (_, line)) in lines.enumerate() {
+        let p = plain(line);
+        if severity.is_none() && n < SEVERITY_LINES {
+            if let Some((sev, rest)) = stated_word(&p) {
+                severity = Some(sev);
+                if found_title.is_none() && !rest.is_empty() {
+                    found_title = Some(title(rest));
+                }
+                continue;
+            }
+        }
+        if found_title.is_none() {
+            let text = crate::markup::bold_line(line).map_or_else(|| p.clone(), plain);
+            found_title = Some(title(&text)).filter(|t| !t.is_empty());
+        }
+        if found_title.is_some() && (severity.is_some() || n >= SEVERITY_LINES) {
+            break;
+        }
+    }
+    Reading {
+        known: known || severity.is_some(),
+        title: found_title,
+        severity,
+        style: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use review_core::signals::{Concreteness, Severity};
+
+    use super::stated_word;
+    use crate::Family;
+    use crate::families::fixture::read;
+
+    #[test]
+    fn stated_words() {
+        assert_eq!(stated_word("Severity: HIGH"), Some((Severity::High, "")));
+        assert_eq!(
+            stated_word("Severity level - critical · security reviewer"),
+            Some((Severity::Critical, ""))
+        );
+        assert_eq!(
+            stated_word("[HIGH] Missing null check"),
+            Some((Severity::High, "Missing null check"))
+        );
+        assert_eq!(
+            stated_word("CRITICAL: SQL built from input"),
+            Some((Severity::Critical, "SQL built from input"))
+        );
+        assert_eq!(stated_word("LOW"), Some((Severity::Low, "")));
+        assert_eq!(stated_word("Highly unusual"), None);
+        assert_eq!(stated_word("High time we fixed this"), None);
+        assert_eq!(stated_word("The severity of this is unclear"), None);
+    }
+
+    #[test]
+    fn header_then_bold_severity_then_title() {
+        let body = "🤖 Automated comment by **QA Swarm**\n\n**Severity: HIGH**\n\n**Missing null check in `parse_header`**\n\n`hdr` is `None` when the request has no host.\n\n```suggestion\n    let hdr = hdr.ok_or(Error::NoHost)?;\n```";
+        let f = read(Family::QaHeader, body);
+        assert!(f.format_known);
+        assert_eq!(f.severity, Severity::High);
+        assert_eq!(f.title, "Missing null check in parse_header");
+        assert!(matches!(f.concreteness, Concreteness::Suggestion(_)));
+    }
+
+    #[test]
+    fn bracket_and_colon_forms() {
+        let body = "🤖 Automated comment by **QA Swarm**\n\n[CRITICAL] Password compared with `==`\n\nUse a constant-time comparison.";
+        let f = read(Family::QaHeader, body);
+        assert_eq!(f.severity, Severity::Critical);
+        assert_eq!(f.title, "Password compared with ==");
+
+        let body = "🤖 Automated comment by **QA Swarm**\nMEDIUM: Retry count is off by one";
+        let f = read(Family::QaHeader, body);
+        assert_eq!(f.severity, Severity::Medium);
+        assert_eq!(f.title, "Retry count is off by one");
+    }
+
+    #[test]
+    fn header_alone_gives_no_header_title() {
+        let f = read(
+            Family::QaHeader,
+            "🤖 Automated comment by **QA Swarm**\n\n**HIGH**",
+        );
+        assert_eq!(f.severity, Severity::High);
+        assert_eq!(f.title, "");
+    }
+
+    #[test]
+    fn no_stated_severity() {
+        let body =
+            "🤖 Automated comment by **QA Swarm**\n\nThe loop might be slow on large inputs.";
+        let f = read(Family::QaHeader, body);
+        assert!(f.format_known);
+        assert_eq!(f.severity, Severity::None);
+        assert_eq!(f.title, "The loop might be slow on large inputs");
+        assert!(f.speculative);
+    }
+}

@@ -1,0 +1,139 @@
+//! Qodo Merge / PR-Agent. Version 1: `**Suggestion:** text [category, importance: N]` and a
+//! suggestion block. Version 2: a badge image whose alt text is "Action required" or
+//! "Remediation recommended", a title, and an "Agent Prompt" section. Both mark fixed findings
+//! with "✅ Addressed".
+
+use review_core::signals::Severity;
+
+use super::{Reading, title_from};
+use crate::Family;
+use crate::doc::Doc;
+use crate::markup::{plain, title};
+use crate::severity::{marker_key, stated};
+
+/// A v1 `[category, importance: N]` tag in a line: `(category, severity, byte offset of '[')`.
+fn importance(line: &str) -> Option<(String, Severity, usize)> {
+    let lower = line.to_ascii_lowercase();
+    let at = lower.find("importance:")?;
+    let open = lower.get(..at)?.rfind('[')?;
+    let close = at + lower.get(at..)?.find(']')?;
+    let inner = line.get(open + 1..close)?;
+    let (category, imp) = inner.rsplit_once(',').unwrap_or(("", inner));
+    let severity = stated(Family::Qodo, imp)?;
+    Some((marker_key(category), severity, open))
+}
+
+fn v1(doc: &Doc) -> Option<Reading> {
+    let (_, line) = doc
+        .nonempty()
+        .take(4)
+        .find(|(_, l)| l.to_ascii_lowercase().contains("**suggestion:**"))?;
+    let start = line.to_ascii_lowercase().find("**suggestion:**")? + "**suggestion:**".len();
+    let rest = line.get(start..)?;
+    let tagged = doc.lines.iter().find_map(|l| importance(l));
+    let text = match importance(rest) {
+        Some((_, _, open)) => rest.get(..open).unwrap_or(rest),
+        None => rest,
+    };
+    let style = tagged
+        .as_ref()
+        .is_some_and(|(cat, _, _)| cat.contains("typo") || cat.contains("style"));
+    Some(Reading {
+        known: true,
+        title: Some(title(&plain(text))).filter(|t| !t.is_empty()),
+        severity: tagged.map(|(_, sev, _)| sev),
+        style,
+    })
+}
+
+fn v2(doc: &Doc) -> Option<Reading> {
+    let (line, severity) = doc
+        .images
+        .iter()
+        .find_map(|img| stated(Family::Qodo, &img.alt).map(|sev| (img.line, sev)))
+        .or_else(|| {
+            doc.nonempty()
+                .take(3)
+                .find_map(|(i, l)| stated(Family::Qodo, l).map(|sev| (i, sev)))
+        })?;
+    let title = title_from(doc, line)
+        .filter(|t| stated(Family::Qodo, t).is_none())
+        .or_else(|| title_from(doc, line + 1));
+    Some(Reading {
+        known: true,
+        title,
+        severity: Some(severity),
+        style: false,
+    })
+}
+
+/// Whether the body is Qodo's.
+pub(crate) fn detect(doc: &Doc, lower: &str) -> bool {
+    lower.contains("qodo.ai")
+        || lower.contains("pr-agent")
+        || v1(doc).is_some()
+        || v2(doc).is_some()
+}
+
+/// Reads a Qodo finding.
+pub(crate) fn read(doc: &Doc) -> Reading {
+    v1(doc).or_else(|| v2(doc)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use review_core::signals::{Concreteness, Severity};
+
+    use crate::Family;
+    use crate::families::fixture::read;
+
+    #[test]
+    fn v1_importance() {
+        for (n, want) in [
+            (9, Severity::High),
+            (8, Severity::High),
+            (6, Severity::Medium),
+            (3, Severity::Low),
+        ] {
+            let body = format!(
+                "**Suggestion:** Check the response status before decoding the body [possible issue, importance: {n}]\n\n```suggestion\n    resp.error_for_status()?;\n```"
+            );
+            let f = read(Family::Qodo, &body);
+            assert!(f.format_known);
+            assert_eq!(f.severity, want, "{n}");
+            assert_eq!(
+                f.title,
+                "Check the response status before decoding the body"
+            );
+            assert!(matches!(f.concreteness, Concreteness::Suggestion(_)));
+        }
+    }
+
+    #[test]
+    fn v2_badges_and_agent_prompt() {
+        let body = r#"<img src="https://www.qodo.ai/wp-content/uploads/action-required.png" alt="Action required"> **Unbounded read of the request body**
+
+The handler reads the whole body into memory before checking its length.
+
+<details><summary>Agent Prompt</summary>
+
+Add a new dependency and restructure the architecture of every module.
+
+</details>"#;
+        let f = read(Family::Qodo, body);
+        assert!(f.format_known);
+        assert_eq!(f.severity, Severity::High);
+        assert_eq!(f.title, "Unbounded read of the request body");
+        assert!(!f.design_decision);
+
+        let medium = body.replace("Action required", "Remediation recommended");
+        assert_eq!(read(Family::Qodo, &medium).severity, Severity::Medium);
+    }
+
+    #[test]
+    fn addressed_mark() {
+        let body =
+            "**Suggestion:** Close the reader [best practice, importance: 7]\n\n✅ Addressed";
+        assert!(read(Family::Qodo, body).already_addressed);
+    }
+}

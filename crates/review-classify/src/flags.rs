@@ -1,0 +1,653 @@
+//! What every family's prose can say: style-only, speculative, a design decision, how far the
+//! change reaches, already addressed, an alternative, exact instructions.
+//!
+//! Phrases are matched against word strings (see [`crate::markup::words`]): lower case, words
+//! separated by single spaces, a space at each end. A phrase with a space at both ends matches
+//! whole words; one without a trailing space matches a word's start (`" vulnerab"`).
+
+use review_core::signals::Scope;
+
+use crate::doc::{Block, Doc};
+use crate::markup::{TITLE_MAX, contains_ci, first_sentence, has_any, truncate, words};
+
+/// Hedges: the finding may not state a defect.
+const HEDGES: &[&str] = &[
+    " might ",
+    " may want to ",
+    " you may ",
+    " may be worth ",
+    " might be worth ",
+    " consider ",
+    " considering ",
+    " could potentially ",
+    " potentially ",
+    " perhaps ",
+    " possibly ",
+    " maybe ",
+    " it would be nice ",
+    " would be nice to ",
+    " you could ",
+    " could be improved ",
+    " optionally ",
+];
+
+/// Words that state a defect. A hedged finding that states one is not speculative.
+const DEFECTS: &[&str] = &[
+    " bug",
+    " panic",
+    " crash",
+    " incorrect",
+    " wrong ",
+    " wrongly ",
+    " fail",
+    " broken ",
+    " breaks ",
+    " leak",
+    " vulnerab",
+    " injection",
+    " race condition",
+    " data race",
+    " deadlock",
+    " off by one ",
+    " null pointer",
+    " null dereference",
+    " nil pointer",
+    " undefined ",
+    " overflow",
+    " underflow",
+    " data loss",
+    " infinite loop",
+    " regression",
+    " exception",
+    " throws ",
+    " does not ",
+    " doesn t ",
+    " will not ",
+    " won t ",
+    " never ",
+    " missing ",
+    " unhandled",
+    " uncaught",
+    " out of bounds",
+    " security ",
+    " insecure",
+    " unsafe ",
+    " corrupt",
+    " mismatch",
+];
+
+/// A design decision, a new dependency or a change of scope.
+const DESIGN: &[&str] = &[
+    " architecture ",
+    " architectural ",
+    " design ",
+    " redesign ",
+    " design decision",
+    " new dependency ",
+    " new dependencies ",
+    " add a dependency ",
+    " adding a dependency ",
+    " extra dependency ",
+    " additional dependency ",
+    " external dependency ",
+    " third party crate ",
+    " third party library ",
+    " refactor the ",
+    " refactoring the ",
+    " should we ",
+    " trade off",
+    " tradeoff",
+    " consider restructuring ",
+    " restructure ",
+    " restructuring ",
+    " breaking change",
+    " public api ",
+    " out of scope ",
+    " separate pr ",
+    " follow up pr ",
+    " rethink ",
+];
+
+/// Style-only wording in a title.
+const STYLE: &[&str] = &[
+    " typo in comment",
+    " typo in the comment",
+    " typo in a comment",
+    " typo in docstring",
+    " typo in the docstring",
+    " typo in doc",
+    " typo in the doc",
+    " spelling ",
+    " misspell",
+    " grammar",
+    " wording ",
+    " formatting ",
+    " whitespace",
+    " indentation ",
+    " trailing comma",
+    " naming convention",
+    " code style ",
+    " style nit",
+    " nit ",
+    " nitpick",
+    " for readability ",
+    " for consistency ",
+    " for clarity ",
+];
+
+/// The change reaches other files.
+const SCOPE: &[&str] = &[
+    " across files ",
+    " across multiple files ",
+    " across all files ",
+    " across the codebase ",
+    " throughout the codebase ",
+    " all callers ",
+    " every caller ",
+    " each caller ",
+    " all call sites ",
+    " every call site ",
+    " each call site ",
+    " other call sites ",
+    " other files ",
+    " multiple files ",
+    " several files ",
+    " every file ",
+    " all files ",
+];
+
+/// A later automated reply saying the finding was addressed.
+const REPLY_ADDRESSED: &[&str] = &[
+    " addressed in commit",
+    " has been addressed ",
+    " have been addressed ",
+    " was addressed ",
+    " were addressed ",
+    " is now addressed ",
+    " has been fixed ",
+    " have been fixed ",
+    " is now fixed ",
+    " fixed in commit",
+    " resolved in commit",
+];
+
+/// Words that undo an "addressed" reply.
+const NEGATIONS: &[&str] = &[
+    " not ",
+    " n t ",
+    " still ",
+    " yet ",
+    " partially ",
+    " partly ",
+];
+
+/// The comment offers an alternative.
+const ALTERNATIVES: &[&str] = &[
+    " alternatively ",
+    " another option ",
+    " an alternative ",
+    " alternative approach ",
+    " alternative fix ",
+    " option 2 ",
+    " option b ",
+    " or you could ",
+    " or if you prefer ",
+    " a different approach ",
+];
+
+/// Labels that introduce fix material in a following code block.
+const PROPOSED: &[&str] = &[
+    " proposed fix ",
+    " suggested fix ",
+    " proposed change ",
+    " suggested change ",
+    " recommended fix ",
+    " proposed patch ",
+    " suggested patch ",
+];
+
+/// How much prose after the title counts as the finding's lead, in bytes.
+const LEAD_BYTES: usize = 800;
+
+/// A finding's prose, ready for phrase matching.
+#[derive(Debug, Clone)]
+pub(crate) struct Prose {
+    /// Words of every prose line.
+    pub all: String,
+    /// Words of the title and the first prose lines: where the finding is stated.
+    pub lead: String,
+    /// Words of each prose line, by line index.
+    pub line_words: Vec<String>,
+}
+
+impl Prose {
+    pub(crate) fn new(doc: &Doc, title: &str) -> Self {
+        let mut in_note = false;
+        let line_words: Vec<String> = doc
+            .lines
+            .iter()
+            .zip(&doc.plain)
+            .map(|(line, p)| {
+                let quoted = line.trim_start().starts_with('>');
+                in_note = quoted && (in_note || is_note_start(p));
+                if p.is_empty() || in_note {
+                    String::new()
+                } else {
+                    words(p)
+                }
+            })
+            .collect();
+        let mut all = String::from(" ");
+        let mut lead = words(title);
+        for w in &line_words {
+            let w = w.trim_start();
+            if w.is_empty() {
+                continue;
+            }
+            if all.len() < LEAD_BYTES {
+                lead.push_str(w);
+            }
+            all.push_str(w);
+        }
+        Self {
+            all,
+            lead,
+            line_words,
+        }
+    }
+}
+
+/// The first line of CodeRabbit's quoted note above a committable suggestion (`> ‼️
+/// **IMPORTANT**`): the same words on every comment, about reviewing the code, not about the
+/// finding. The note runs to the end of the blockquote.
+fn is_note_start(plain: &str) -> bool {
+    plain == "IMPORTANT"
+}
+
+/// A title that names a style-only change and no defect.
+pub(crate) fn style_title(title: &str) -> bool {
+    let w = words(title);
+    has_any(&w, STYLE) && !has_any(&w, DEFECTS)
+}
+
+/// Hedged wording in the lead and no defect stated anywhere.
+pub(crate) fn speculative(prose: &Prose) -> bool {
+    has_any(&prose.lead, HEDGES) && !has_any(&prose.all, DEFECTS)
+}
+
+/// The lead asks for a design decision, a new dependency or a change of scope.
+pub(crate) fn design(prose: &Prose) -> bool {
+    has_any(&prose.lead, DESIGN)
+}
+
+/// The comment carries a "✅ Addressed" mark (CodeRabbit appends "✅ Addressed in commit ...",
+/// Qodo marks "✅ Addressed").
+pub(crate) fn addressed(doc: &Doc) -> bool {
+    doc.lines.iter().any(|l| contains_ci(l, "✅ addressed"))
+}
+
+/// Whether an automated reply says the finding was addressed (without a negation), or says
+/// "Fixed in `<sha>`".
+pub(crate) fn reply_addressed(body: &str) -> bool {
+    let doc = Doc::parse(body);
+    let prose = Prose::new(&doc, "");
+    if has_any(&prose.all, NEGATIONS) {
+        return false;
+    }
+    if addressed(&doc) || has_any(&prose.all, REPLY_ADDRESSED) {
+        return true;
+    }
+    let mut rest = prose.all.as_str();
+    while let Some(at) = rest.find(" fixed in ") {
+        rest = rest.get(at + " fixed in ".len()..).unwrap_or("");
+        let next = rest.split(' ').next().unwrap_or("");
+        if (7..=40).contains(&next.len()) && next.chars().all(|c| c.is_ascii_hexdigit()) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Extensions of files a finding may name.
+const EXTENSIONS: &[&str] = &[
+    "rs", "py", "pyi", "js", "jsx", "ts", "tsx", "mjs", "cjs", "go", "java", "kt", "kts", "swift",
+    "rb", "php", "c", "h", "cc", "cpp", "hpp", "cs", "scala", "sh", "bash", "sql", "yml", "yaml",
+    "toml", "json", "md", "html", "css", "scss", "vue", "svelte", "ex", "exs", "erl", "hs", "ml",
+    "lua", "dart", "proto", "graphql", "gradle", "xml", "ini", "cfg", "tf", "nix", "zig",
+];
+
+/// Names that look like files but are not.
+const NOT_PATHS: &[&str] = &[
+    "node.js",
+    "next.js",
+    "vue.js",
+    "nuxt.js",
+    "express.js",
+    "three.js",
+    "d3.js",
+    "chart.js",
+    "react.js",
+    "angular.js",
+    "ember.js",
+    "deno.js",
+];
+
+/// A token of prose as a file path, if it looks like one.
+fn path_token(raw: &str) -> Option<&str> {
+    if !raw.contains('.') || raw.contains('(') || raw.contains("://") {
+        return None;
+    }
+    let t = raw.trim_matches(|c: char| {
+        matches!(
+            c,
+            '`' | '\''
+                | '"'
+                | ')'
+                | '['
+                | ']'
+                | '{'
+                | '}'
+                | ','
+                | ';'
+                | '*'
+                | '<'
+                | '>'
+                | '!'
+                | '?'
+        )
+    });
+    let t = t.trim_end_matches(['.', ':']);
+    let t = t.split('#').next().unwrap_or("");
+    let t = match t.split_once(':') {
+        Some((head, tail)) if tail.starts_with(|c: char| c.is_ascii_digit()) => head,
+        Some(_) => return None,
+        None => t,
+    };
+    if t.starts_with("www.") || NOT_PATHS.contains(&t.to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    let (stem, ext) = t.rsplit_once('.')?;
+    let stem_ok = stem.chars().any(char::is_alphabetic)
+        && !stem.ends_with('/')
+        && stem
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '@' | '+'));
+    (stem_ok && EXTENSIONS.contains(&ext)).then_some(t)
+}
+
+/// Whether a path named in prose is the thread's file.
+fn same_file(token: &str, path: &str) -> bool {
+    let path = path.trim().trim_start_matches("./");
+    let token = token.trim_start_matches("./");
+    token == path
+        || path
+            .strip_suffix(token)
+            .is_some_and(|head| head.ends_with('/'))
+        || token
+            .strip_suffix(path)
+            .is_some_and(|head| head.ends_with('/'))
+}
+
+/// Single file, unless the prose names another file or says the change reaches across files.
+pub(crate) fn scope(doc: &Doc, prose: &Prose, path: &str) -> Scope {
+    if has_any(&prose.all, SCOPE) {
+        return Scope::MultiFile;
+    }
+    let other = doc.lines.iter().any(|line| {
+        line.split_whitespace()
+            .filter_map(path_token)
+            .any(|token| !same_file(token, path))
+    });
+    if other {
+        Scope::MultiFile
+    } else {
+        Scope::SingleFile
+    }
+}
+
+/// The alternative the comment offers, as one line.
+pub(crate) fn alternative(doc: &Doc, prose: &Prose) -> Option<String> {
+    if !has_any(&prose.all, ALTERNATIVES) {
+        return None;
+    }
+    let mut lines = doc.nonempty().map(|(i, _)| i);
+    let at = lines.find(|&i| {
+        prose
+            .line_words
+            .get(i)
+            .is_some_and(|w| has_any(w, ALTERNATIVES))
+    })?;
+    let mut text = after_marker(doc.plain_of(at))
+        .unwrap_or_else(|| first_sentence(doc.plain_of(at)))
+        .to_owned();
+    if text.chars().count() < 16 {
+        if let Some(next) = lines.next() {
+            text.push(' ');
+            text.push_str(first_sentence(doc.plain_of(next)));
+        }
+    }
+    Some(truncate(text.trim(), TITLE_MAX))
+}
+
+/// The words after "alternatively" (or "an alternative is", ...) up to the end of that sentence:
+/// the alternative itself rather than the sentence that introduces it.
+fn after_marker(line: &str) -> Option<&str> {
+    const MARKERS: &[&str] = &[
+        "alternatively",
+        "an alternative would be",
+        "an alternative is",
+        "another option is",
+        "alternative approach",
+        "alternative fix",
+    ];
+    let lower = line.to_ascii_lowercase();
+    let (at, marker) = MARKERS
+        .iter()
+        .filter_map(|m| lower.find(m).map(|at| (at, *m)))
+        .min_by_key(|(at, _)| *at)?;
+    // ASCII lower-casing keeps byte offsets, so `at` is a char boundary of `line` too.
+    let rest = line.get(at + marker.len()..)?;
+    let rest = rest.trim_start_matches([',', ':', ' ', '-']);
+    let end = rest.find(". ").map_or(rest.len(), |e| e);
+    let text = rest.get(..end)?.trim_end_matches(['.', ':']).trim();
+    (text.chars().count() >= 8).then_some(text)
+}
+
+/// With several suggestion blocks and a bare "or" between them, the second block as the
+/// alternative.
+pub(crate) fn or_between(doc: &Doc, suggestions: &[&Block]) -> Option<String> {
+    let (first, second) = (suggestions.first()?, suggestions.get(1)?);
+    let offered = doc
+        .plain
+        .get(first.line..second.line)?
+        .iter()
+        .map(|l| l.to_lowercase())
+        .any(|p| {
+            p == "or"
+                || ((p.starts_with("or ") || p.starts_with("or,") || p.starts_with("or:"))
+                    && p.len() < 40)
+        });
+    if !offered {
+        return None;
+    }
+    let replacement = second
+        .text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("delete the lines");
+    Some(truncate(
+        &format!("the other suggested replacement: {replacement}"),
+        TITLE_MAX,
+    ))
+}
+
+/// A fix-material label ("Proposed fix", "Suggested change", ...) followed by a closed code
+/// block.
+pub(crate) fn proposed_fix(doc: &Doc, prose: &Prose) -> bool {
+    if !has_any(&prose.all, PROPOSED) {
+        return false;
+    }
+    prose.line_words.iter().enumerate().any(|(i, line)| {
+        has_any(line, PROPOSED)
+            && doc
+                .blocks
+                .iter()
+                .any(|b| b.closed && b.line > i && b.info != "suggestion")
+    })
+}
+
+/// Exact instructions in prose: "replace `a` with `b`", "rename `a` to `b`".
+pub(crate) fn exact_prose(doc: &Doc) -> bool {
+    doc.lines.iter().filter(|l| l.contains('`')).any(|line| {
+        let lower = line.to_ascii_lowercase();
+        [
+            "replace `",
+            "change `",
+            "rename `",
+            "replacing `",
+            "changing `",
+            "renaming `",
+        ]
+        .iter()
+        .filter_map(|verb| lower.find(verb).map(|at| at + verb.len()))
+        .any(|from| {
+            lower
+                .get(from..)
+                .is_some_and(|rest| rest.contains("` with `") || rest.contains("` to `"))
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prose(body: &str) -> (Doc, Prose) {
+        let doc = Doc::parse(body);
+        let p = Prose::new(&doc, "");
+        (doc, p)
+    }
+
+    #[test]
+    fn phrase_lists_are_written_as_word_strings() {
+        for list in [
+            HEDGES,
+            DEFECTS,
+            DESIGN,
+            STYLE,
+            SCOPE,
+            REPLY_ADDRESSED,
+            NEGATIONS,
+            ALTERNATIVES,
+            PROPOSED,
+        ] {
+            for phrase in list {
+                let normal = words(phrase);
+                assert!(
+                    normal.starts_with(phrase.trim_end()) || normal == *phrase,
+                    "{phrase:?} is not normalised ({normal:?})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn speculative_needs_a_hedge_and_no_defect() {
+        assert!(speculative(&prose("You might want to cache this value.").1));
+        assert!(speculative(&prose("Consider extracting a helper.").1));
+        assert!(!speculative(
+            &prose("Consider a guard: this panics on empty input.").1
+        ));
+        assert!(!speculative(&prose("The index is off by one.").1));
+    }
+
+    #[test]
+    fn design_wording() {
+        for text in [
+            "Should we move this into its own crate?",
+            "This adds a new dependency on serde_yaml.",
+            "Consider restructuring the module.",
+            "There is a trade-off between speed and memory.",
+        ] {
+            assert!(design(&prose(text).1), "{text}");
+        }
+        assert!(!design(&prose("The designated handler is skipped.").1));
+    }
+
+    #[test]
+    fn style_titles() {
+        assert!(style_title("Typo in comment"));
+        assert!(style_title("Fix indentation of the match arms"));
+        assert!(style_title("Rename for clarity"));
+        assert!(!style_title("Typo in the key name breaks lookup"));
+        assert!(!style_title("Missing null check"));
+    }
+
+    #[test]
+    fn scope_from_paths_and_phrases() {
+        let path = "src/server/handler.rs";
+        let single = "Check `handler.rs:40` and `src/server/handler.rs#L10-L12`; call `res.json()` after Node.js.";
+        let (doc, p) = prose(single);
+        assert_eq!(scope(&doc, &p, path), Scope::SingleFile);
+        let multi = "Update the caller in `src/client/mod.rs` as well.";
+        let (doc, p) = prose(multi);
+        assert_eq!(scope(&doc, &p, path), Scope::MultiFile);
+        let (doc, p) = prose("Apply the same change to all callers.");
+        assert_eq!(scope(&doc, &p, path), Scope::MultiFile);
+        let (doc, p) = prose("See https://example.com/docs/other.rs for details.");
+        assert_eq!(scope(&doc, &p, path), Scope::SingleFile);
+    }
+
+    #[test]
+    fn replies_that_say_addressed() {
+        assert!(reply_addressed(
+            "✅ Addressed in commits 1a2b3c4 to 5d6e7f8"
+        ));
+        assert!(reply_addressed("This has been addressed, thanks."));
+        assert!(reply_addressed(
+            "🤖 Automated comment by **review**\n\nFixed in 3f2a9c1."
+        ));
+        assert!(!reply_addressed("This has not been addressed yet."));
+        assert!(!reply_addressed(
+            "It has been fixed partially; the other branch is still open."
+        ));
+        assert!(!reply_addressed("Fixed in the next release."));
+        assert!(!reply_addressed("Thanks for the explanation."));
+    }
+
+    #[test]
+    fn alternatives_and_exact_prose() {
+        let (doc, p) =
+            prose("Use a map.\n\n**Alternatively:**\nsort the list once and binary-search it.");
+        assert_eq!(
+            alternative(&doc, &p).as_deref(),
+            Some("Alternatively: sort the list once and binary-search it.")
+        );
+        let (doc, p) = prose(
+            "Either prefix such cells with a quote, or alternatively document that the export is for machines only. The first is usual.",
+        );
+        assert_eq!(
+            alternative(&doc, &p).as_deref(),
+            Some("document that the export is for machines only"),
+            "the alternative itself, not the sentence that introduces it"
+        );
+        let (doc, _) = prose("Rename `tmp` to `buffer`.");
+        assert!(exact_prose(&doc));
+        let (doc, _) = prose("Replace `a == b` with `a.eq(&b)` here.");
+        assert!(exact_prose(&doc));
+        let (doc, _) = prose("Change the name to something clearer.");
+        assert!(!exact_prose(&doc));
+    }
+
+    #[test]
+    fn bare_or_between_suggestions() {
+        let body = "Two ways:\n```suggestion\nA\n```\nor\n```suggestion\nB\n```";
+        let doc = Doc::parse(body);
+        let blocks: Vec<&Block> = doc.suggestions().collect();
+        assert_eq!(
+            or_between(&doc, &blocks).as_deref(),
+            Some("the other suggested replacement: B")
+        );
+    }
+}
