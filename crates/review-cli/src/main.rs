@@ -1,1 +1,11 @@
-fn main() {}
+//! `review`: triage the review conversation on a GitHub pull request.
+
+mod cli;
+mod commands;
+mod error;
+mod output;
+mod render;
+
+fn main() -> std::process::ExitCode {
+    error::exit(cli::run())
+}

@@ -1,0 +1,3 @@
+//! One module per subcommand, each with its arguments and a `run` function.
+
+pub mod triage;

@@ -1,0 +1,114 @@
+//! Errors the CLI reports, their exit codes, and how they are printed.
+
+use std::io;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::output;
+
+/// Exit codes, as documented in `review --help` and the README.
+pub mod code {
+    /// Success.
+    pub const OK: u8 = 0;
+    /// An error not listed below.
+    pub const FAILURE: u8 = 1;
+    /// The command line is wrong.
+    pub const USAGE: u8 = 2;
+    /// An input file (a recorded snapshot) is missing, unreadable or malformed.
+    pub const INPUT: u8 = 3;
+}
+
+/// The exit-code table shown at the end of `review --help`.
+pub const EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  success
+  1  an error not listed below
+  2  the command line is wrong
+  3  an input file is missing, unreadable or malformed";
+
+/// An error the CLI reports.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Bad arguments, or `--help`/`--version` (which clap reports through its error type).
+    #[error(transparent)]
+    Clap(#[from] clap::Error),
+    /// The arguments parse but ask for something impossible.
+    #[error("{message}")]
+    Usage {
+        /// What is wrong.
+        message: String,
+        /// What to do instead.
+        hint: Option<String>,
+    },
+    /// An input file could not be used.
+    #[error("cannot use {path}: {message}")]
+    Input {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+        /// What to do.
+        hint: Option<String>,
+    },
+    /// Writing the output failed.
+    #[error("cannot write output: {0}")]
+    Output(#[source] io::Error),
+    /// Anything else.
+    #[error("{message}")]
+    Other {
+        /// What failed.
+        message: String,
+        /// What to do.
+        hint: Option<String>,
+    },
+}
+
+impl CliError {
+    fn code(&self) -> u8 {
+        match self {
+            Self::Clap(e) if !e.use_stderr() => code::OK,
+            Self::Clap(_) | Self::Usage { .. } => code::USAGE,
+            Self::Input { .. } => code::INPUT,
+            Self::Output(_) | Self::Other { .. } => code::FAILURE,
+        }
+    }
+
+    fn hint(&self) -> Option<&str> {
+        match self {
+            Self::Usage { hint, .. } | Self::Input { hint, .. } | Self::Other { hint, .. } => {
+                hint.as_deref()
+            }
+            Self::Clap(_) | Self::Output(_) => None,
+        }
+    }
+}
+
+/// Turns the result of a command into the process's exit code, printing the error if any.
+pub fn exit(result: Result<(), CliError>) -> ExitCode {
+    let err = match result {
+        Ok(()) => return ExitCode::from(code::OK),
+        Err(err) => err,
+    };
+    match &err {
+        // A closed pipe (`review triage ... | head`) is not an error worth a message.
+        CliError::Output(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+            return ExitCode::from(code::OK);
+        }
+        CliError::Clap(e) => {
+            // clap prints help, version and usage errors in its own format.
+            let _ = e.print();
+        }
+        other => output::error(&other.to_string(), source_chain(other), other.hint()),
+    }
+    ExitCode::from(err.code())
+}
+
+fn source_chain(err: &dyn std::error::Error) -> Vec<String> {
+    let mut chain = Vec::new();
+    let mut cur = err.source();
+    while let Some(e) = cur {
+        chain.push(e.to_string());
+        cur = e.source();
+    }
+    chain
+}

@@ -1,0 +1,131 @@
+//! The human-readable triage report: one section per outcome, one line per thread.
+//!
+//! Plain text with no colour, so it reads the same in a terminal, a log or a pipe.
+
+use std::fmt::Write as _;
+
+use review_core::model::PullRequest;
+use review_core::report::{Outcome, Report, ThreadReport};
+
+/// What each section of the report means, said once under its heading.
+fn section_note(outcome: Outcome, applied: bool) -> &'static str {
+    match (outcome, applied) {
+        (Outcome::Actioned, false) => "actionable findings the tool would fix",
+        (Outcome::Actioned, true) => "actionable findings fixed",
+        (Outcome::Promoted, false) => "ambiguous findings the autonomy ladder would fix",
+        (Outcome::Promoted, true) => "ambiguous findings the autonomy ladder fixed",
+        (Outcome::Resolved, false) => "threads the tool would resolve, without a reply",
+        (Outcome::Resolved, true) => "threads resolved, without a reply",
+        (Outcome::Deferred, _) => "left open for a person",
+        (Outcome::Outdated, _) => "the code changed since; not acted on",
+    }
+}
+
+fn who(t: &ThreadReport) -> String {
+    match (&t.family, &t.author, t.human) {
+        (Some(family), _, false) => family.clone(),
+        (_, Some(login), _) => format!("@{login}"),
+        (_, None, _) => "(unknown)".to_owned(),
+    }
+}
+
+/// Renders the report for people.
+pub fn report(pr: &PullRequest, report: &Report) -> String {
+    let mut out = String::new();
+    let mode = if report.applied {
+        "changes applied"
+    } else {
+        "plan only, nothing changed"
+    };
+    let _ = writeln!(
+        out,
+        "{}#{} {:?} at {} ({mode})",
+        report.repo,
+        report.pr,
+        pr.title,
+        report.head_sha.short()
+    );
+    let id_w = report
+        .threads
+        .iter()
+        .map(|t| t.id.0.len())
+        .max()
+        .unwrap_or(0);
+    let loc_w = report
+        .threads
+        .iter()
+        .map(|t| t.location.len())
+        .max()
+        .unwrap_or(0);
+    let who_w = report
+        .threads
+        .iter()
+        .map(|t| who(t).len())
+        .max()
+        .unwrap_or(0);
+    for outcome in Outcome::ALL {
+        let entries: Vec<&ThreadReport> = report
+            .threads
+            .iter()
+            .filter(|t| t.outcome == outcome)
+            .collect();
+        if entries.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "\n{} ({}) — {}",
+            outcome.as_str().to_uppercase(),
+            entries.len(),
+            section_note(outcome, report.applied)
+        );
+        for t in entries {
+            let class = match (t.human, t.class) {
+                (true, _) => "human",
+                (false, Some(c)) => c.as_str(),
+                (false, None) => "-",
+            };
+            let _ = writeln!(
+                out,
+                "  {:id_w$}  {:loc_w$}  {:who_w$}  {:10}  {}",
+                t.id.0,
+                t.location,
+                who(t),
+                class,
+                t.reason,
+            );
+        }
+    }
+    let c = &report.counts;
+    let _ = writeln!(
+        out,
+        "\n{} threads: resolved={} actioned={} promoted={} deferred={} outdated={}",
+        report.threads.len(),
+        c.resolved,
+        c.actioned,
+        c.promoted,
+        c.deferred,
+        c.outdated
+    );
+    let recommend: Vec<&ThreadReport> = report
+        .threads
+        .iter()
+        .filter(|t| t.alternative.is_some())
+        .collect();
+    if !recommend.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nRecommend-and-ask — say so if you would rather the alternative:"
+        );
+        for t in recommend {
+            let _ = writeln!(
+                out,
+                "  {} ({}): alternative was {}",
+                t.id.0,
+                t.location,
+                t.alternative.as_deref().unwrap_or_default()
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,5 @@
+//! End-to-end tests of the `review` binary.
+#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
+
+mod common;
+mod test_triage;
