@@ -1,0 +1,32 @@
+//! Architecture invariant: review-core depends on no HTTP, git, terminal or runtime crate.
+
+/// The only crates review-core may depend on (dev-dependencies aside).
+const ALLOWED: &[&str] = &["async-trait", "serde", "serde_json", "thiserror"];
+
+#[test]
+fn review_core_depends_only_on_pure_crates() {
+    let manifest =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")).unwrap();
+    let mut in_deps = false;
+    let mut deps = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_deps = line == "[dependencies]";
+            continue;
+        }
+        if in_deps && !line.is_empty() && !line.starts_with('#') {
+            let name = line.split(['=', '.', ' ']).next().unwrap().trim();
+            deps.push(name.to_owned());
+        }
+    }
+    assert!(
+        !deps.is_empty(),
+        "the manifest's [dependencies] were not found"
+    );
+    for dep in &deps {
+        assert!(
+            ALLOWED.contains(&dep.as_str()),
+            "review-core must stay pure: `{dep}` is not an allowed dependency (see docs/architecture.md)"
+        );
+    }
+}
