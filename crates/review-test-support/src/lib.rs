@@ -2,6 +2,9 @@
 //!
 //! The fakes reject what GitHub or git would reject (unknown ids, empty bodies, paths outside the
 //! repository, empty commits) so that a test passing against them means something.
+//!
+//! [`github::FakeGitHub`] goes one level lower, for the GitHub adapter's own tests: a local HTTP
+//! server that runs the adapter's GraphQL documents against in-memory pull requests.
 
 mod builder;
 mod host;
@@ -13,3 +16,5 @@ pub use vcs::{FakeFixer, FakeVcs, RecordedCommit};
 
 /// Generators of arbitrary pull requests for property tests.
 pub mod strategy;
+
+pub mod github;

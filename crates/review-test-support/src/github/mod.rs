@@ -1,0 +1,363 @@
+//! A fake GitHub GraphQL endpoint for the adapter's tests: [`FakeGitHub`].
+//!
+//! It runs on a local [`wiremock::MockServer`] and answers `POST /graphql` by actually running
+//! the posted document against in-memory pull requests: it parses the document, validates it
+//! against the slice of GitHub's schema a review client uses (unknown fields, arguments, types
+//! and unused variables fail the whole document, as on GitHub), and executes it with GitHub's
+//! conventions:
+//!
+//! - pages of at most 100 items, opaque cursors (`Y3Vyc29yOnYyOjEwMA==`), `totalCount`, a
+//!   `first`/`last` required on every connection; a cursor the fake did not hand out is an
+//!   `INVALID_CURSOR_ARGUMENTS` error;
+//! - `NOT_FOUND` errors with the field's `path` and `locations` for an unknown repository,
+//!   pull request or node id, the field reading `null` (or its nearest nullable parent, as
+//!   GraphQL's null propagation wants);
+//! - mutations run in document order, each alias on its own, so one bad id in a batch
+//!   (`r0: resolveReviewThread(...)`, `r1: ...`) nulls only its alias;
+//! - authors typed by `__typename` (`User`, `Bot`, `Organization`, `Mannequin`, and
+//!   `EnterpriseUserAccount` for [`AuthorKind::Unknown`](review_core::model::AuthorKind));
+//! - a pending review is seen by its author only, and a reply posted while the viewer has one
+//!   lands in that draft, out of everyone's sight;
+//! - `rateLimit { cost remaining resetAt }` and the `x-ratelimit-*` headers, one point per
+//!   document run.
+//!
+//! Faults ([`Fault`]) replace or delay the next matching answers to test retries.
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use review_test_support::PrBuilder;
+//! use review_test_support::github::FakeGitHub;
+//!
+//! let github = FakeGitHub::start().await;
+//! github.add_pull_request(PrBuilder::new().build());
+//! assert!(github.graphql_url().ends_with("/graphql"));
+//! assert_eq!(github.points(), 0);
+//! # });
+//! ```
+
+mod document;
+mod exec;
+mod generate;
+mod schema;
+mod server;
+mod state;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use review_core::model::{CommentId, PullRequest, RepoId, Review, ReviewId, ReviewState, ThreadId};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer};
+
+pub use generate::{HUMAN_REVIEWER, large_pull_request, with_human_reply};
+
+use crate::Mutation;
+use state::{PrEntry, State};
+
+/// A request the fake received, as it arrived.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    /// The `operationName` sent, or else the name of the document's only operation.
+    pub operation: Option<String>,
+    /// The `variables` sent (`null` if none).
+    pub variables: serde_json::Value,
+    /// How many top-level fields of the operation carry an alias (`r0: ...`): the size of a
+    /// batch.
+    pub aliases: usize,
+    /// The `Authorization` header, verbatim.
+    pub authorization: Option<String>,
+    /// The document sent.
+    pub query: String,
+    /// The HTTP status of the answer.
+    pub status: u16,
+}
+
+/// A failure to inject into the fake's next answers.
+///
+/// Each fault applies to the next request whose operation name matches `operation` (`None`:
+/// any request), `times` times, then is used up. Faults are queued in order; a request takes at
+/// most one answer-replacing fault (the first queued that matches), plus at most one
+/// [`Fault::Slow`], plus every [`Fault::AliasError`] naming one of its top-level keys. A request
+/// hit by a fault that answers in place of GitHub spends no points and changes nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// A gateway failure: `status` (502, 503, 504, ...) with an HTML body, nothing applied.
+    ServerError {
+        /// The operation it hits; `None` for any.
+        operation: Option<String>,
+        /// The HTTP status.
+        status: u16,
+        /// How many requests it hits.
+        times: usize,
+    },
+    /// A secondary rate limit: "You have exceeded a secondary rate limit ...". With status 403 or
+    /// 429 the body is `{"message", "documentation_url"}`; with 200 it is a GraphQL `errors`
+    /// entry carrying that message. `retry_after` adds a `retry-after` header.
+    SecondaryLimit {
+        /// The operation it hits; `None` for any.
+        operation: Option<String>,
+        /// 403, 429 or 200.
+        status: u16,
+        /// Seconds for the `retry-after` header.
+        retry_after: Option<u64>,
+        /// How many requests it hits.
+        times: usize,
+    },
+    /// The primary limit spent: HTTP 200, an error of type `RATE_LIMITED`,
+    /// `x-ratelimit-remaining: 0` and `x-ratelimit-reset` `reset_in_secs` from now.
+    RateLimited {
+        /// The operation it hits; `None` for any.
+        operation: Option<String>,
+        /// Seconds until the budget resets.
+        reset_in_secs: u64,
+        /// How many requests it hits.
+        times: usize,
+    },
+    /// The answer, whatever it is, comes `delay` late.
+    Slow {
+        /// The operation it hits; `None` for any.
+        operation: Option<String>,
+        /// How late.
+        delay: Duration,
+        /// How many requests it hits.
+        times: usize,
+    },
+    /// The top-level field answering under `alias` (a batch entry such as `r1`) fails with
+    /// GitHub's internal error, without being applied; the document's other fields run.
+    AliasError {
+        /// The response key that fails.
+        alias: String,
+        /// How many requests it hits.
+        times: usize,
+    },
+    /// The document runs (mutations land) but the answer is `status` with an HTML body, as when
+    /// GitHub's front end times out on a write that went through.
+    ApplyThenFail {
+        /// The operation it hits; `None` for any.
+        operation: Option<String>,
+        /// The HTTP status.
+        status: u16,
+        /// How many requests it hits.
+        times: usize,
+    },
+}
+
+impl Fault {
+    fn times(&self) -> usize {
+        match self {
+            Self::ServerError { times, .. }
+            | Self::SecondaryLimit { times, .. }
+            | Self::RateLimited { times, .. }
+            | Self::Slow { times, .. }
+            | Self::AliasError { times, .. }
+            | Self::ApplyThenFail { times, .. } => *times,
+        }
+    }
+
+    fn times_mut(&mut self) -> &mut usize {
+        match self {
+            Self::ServerError { times, .. }
+            | Self::SecondaryLimit { times, .. }
+            | Self::RateLimited { times, .. }
+            | Self::Slow { times, .. }
+            | Self::AliasError { times, .. }
+            | Self::ApplyThenFail { times, .. } => times,
+        }
+    }
+}
+
+/// A fake of GitHub's GraphQL API on a local port, holding pull requests in memory.
+///
+/// Build pull requests with [`crate::PrBuilder`] or [`large_pull_request`], add them, point the
+/// client at [`FakeGitHub::graphql_url`] with any bearer token (or the one given to
+/// [`FakeGitHub::require_token`]) and a `User-Agent`, then inspect
+/// [`FakeGitHub::pull_request`], [`FakeGitHub::requests`] and [`FakeGitHub::mutations`].
+///
+/// Node ids are looked up across every pull request added, so keep them unique between pull
+/// requests that share a test. Values are served as stored (an empty `url` reads as `""`); a
+/// comment without a diff hunk reads `diffHunk: ""`, as the field is non-null on GitHub.
+#[derive(Debug)]
+pub struct FakeGitHub {
+    server: MockServer,
+    state: Arc<Mutex<State>>,
+}
+
+impl FakeGitHub {
+    /// Starts a fake with no repositories, viewer `dana` (the author of [`crate::PrBuilder`]'s
+    /// pull requests) and a full budget of 5,000 points.
+    pub async fn start() -> Self {
+        let server = MockServer::start().await;
+        let state = Arc::new(Mutex::new(State::new()));
+        Mock::given(method("POST"))
+            .and(path("/graphql"))
+            .respond_with(server::Responder {
+                state: Arc::clone(&state),
+            })
+            .mount(&server)
+            .await;
+        Self { server, state }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // A test that panicked while holding the lock has failed already; the data is still
+        // good for the next assertion.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn entry<T>(&self, repo: &RepoId, number: u64, f: impl FnOnce(&mut State, usize) -> T) -> T {
+        let mut st = self.state();
+        let Some(idx) = st
+            .prs
+            .iter()
+            .position(|e| &e.pr.repo == repo && e.pr.number == number)
+        else {
+            panic!("FakeGitHub has no pull request {repo}#{number}: add it first");
+        };
+        f(&mut st, idx)
+    }
+
+    /// The GraphQL endpoint, `http://127.0.0.1:PORT/graphql`.
+    pub fn graphql_url(&self) -> String {
+        format!("{}/graphql", self.server.uri())
+    }
+
+    /// The base of the REST API, `http://127.0.0.1:PORT` (no REST route is served: every REST
+    /// request answers 404).
+    pub fn rest_url(&self) -> String {
+        self.server.uri()
+    }
+
+    /// Adds a pull request, keyed by `(pr.repo, pr.number)`; it replaces one with the same key.
+    /// Its repository comes into being with default branch `main` unless it exists already. The
+    /// head repository is owned by the base repository's owner until
+    /// [`FakeGitHub::set_head_owner`] says otherwise.
+    pub fn add_pull_request(&self, pr: PullRequest) {
+        let mut st = self.state();
+        st.repos
+            .entry(pr.repo.clone())
+            .or_insert_with(|| "main".to_owned());
+        st.prs
+            .retain(|e| !(e.pr.repo == pr.repo && e.pr.number == pr.number));
+        st.prs.push(PrEntry {
+            head_owner: pr.repo.owner.clone(),
+            pr,
+            drafts: Vec::new(),
+            minimized: BTreeMap::new(),
+        });
+    }
+
+    /// Sets a repository's default branch, creating the repository (with no pull requests) if
+    /// needed.
+    pub fn set_default_branch(&self, repo: &RepoId, branch: &str) {
+        self.state().repos.insert(repo.clone(), branch.to_owned());
+    }
+
+    /// Makes pull request `number` come from a repository owned by `owner` (a fork).
+    ///
+    /// # Panics
+    /// If the pull request was not added.
+    pub fn set_head_owner(&self, repo: &RepoId, number: u64, owner: &str) {
+        self.entry(repo, number, |st, i| {
+            owner.clone_into(&mut st.prs[i].head_owner);
+        });
+    }
+
+    /// Sets the login the token belongs to: replies are posted as this user (typed `User`), and
+    /// pending reviews are visible to it only.
+    pub fn set_viewer(&self, login: &str) {
+        login.clone_into(&mut self.state().viewer);
+    }
+
+    /// Accepts only `Authorization: Bearer <token>` (or `token <token>`) from now on; any other
+    /// token answers 401 "Bad credentials". Without this, any token is accepted; no token at all
+    /// is always a 401.
+    pub fn require_token(&self, token: &str) {
+        self.state().token = Some(token.to_owned());
+    }
+
+    /// Gives the viewer a pending (draft) review on a pull request, as GitHub keeps one while a
+    /// review is started and not submitted. It shows in the pull request's `reviews` to the
+    /// viewer only, with state `PENDING`; replies posted meanwhile land in it. Returns its id.
+    ///
+    /// # Panics
+    /// If the pull request was not added.
+    pub fn add_pending_review(&self, repo: &RepoId, number: u64) -> ReviewId {
+        self.entry(repo, number, |st, i| {
+            let n = st.fresh();
+            let id = ReviewId(format!("PRR_pending{n}"));
+            let author = review_core::model::Author::new(
+                st.viewer.clone(),
+                review_core::model::AuthorKind::User,
+            );
+            let pr = &mut st.prs[i].pr;
+            let commit = Some(pr.head_sha.clone());
+            pr.reviews.push(Review {
+                id: id.clone(),
+                author: Some(author),
+                state: ReviewState::Pending,
+                body: String::new(),
+                submitted_at: None,
+                commit,
+            });
+            id
+        })
+    }
+
+    /// The pull request as the fake now holds it: resolved flags as last set, visible replies
+    /// appended (each in a review of its own, added to `reviews`), pending reviews included.
+    /// Replies absorbed by a pending review are not in it: see [`FakeGitHub::draft_replies`].
+    pub fn pull_request(&self, repo: &RepoId, number: u64) -> Option<PullRequest> {
+        self.state().pr(repo, number).map(|e| e.pr.clone())
+    }
+
+    /// The replies that landed in the viewer's pending review on a pull request (thread, body),
+    /// in order. Nobody but the viewer sees them.
+    pub fn draft_replies(&self, repo: &RepoId, number: u64) -> Vec<(ThreadId, String)> {
+        self.state().pr(repo, number).map_or_else(Vec::new, |e| {
+            e.drafts
+                .iter()
+                .map(|(t, c)| (t.clone(), c.body.clone()))
+                .collect()
+        })
+    }
+
+    /// The classifier a comment was minimized with (`RESOLVED`, `OUTDATED`, ...), if it was.
+    pub fn minimized(&self, comment: &CommentId) -> Option<String> {
+        self.state()
+            .prs
+            .iter()
+            .find_map(|e| e.minimized.get(comment).cloned())
+    }
+
+    /// Every request received, in order, faulted ones included.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.state().requests.clone()
+    }
+
+    /// How many requests named `operation` were received, faulted ones included.
+    pub fn count(&self, operation: &str) -> usize {
+        self.state()
+            .requests
+            .iter()
+            .filter(|r| r.operation.as_deref() == Some(operation))
+            .count()
+    }
+
+    /// The rate-limit points spent: one per document run (validated and executed), whatever
+    /// its size; requests answered by a fault other than [`Fault::ApplyThenFail`] cost none.
+    pub fn points(&self) -> u64 {
+        self.state().points
+    }
+
+    /// The mutations applied, in order, one per successful mutation field (each alias of a
+    /// batch counts on its own). A reply absorbed by a pending review counts: GitHub accepted it.
+    pub fn mutations(&self) -> Vec<Mutation> {
+        self.state().mutations.clone()
+    }
+
+    /// Queues a fault for the next matching requests (see [`Fault`]).
+    pub fn inject(&self, fault: Fault) {
+        self.state().faults.push(fault);
+    }
+}

@@ -1,0 +1,209 @@
+//! Each fault changes the next matching answers as stated, then stops.
+
+use std::time::{Duration, Instant};
+
+use review_core::model::RepoId;
+use review_test_support::github::{FakeGitHub, Fault};
+use review_test_support::{PrBuilder, bot};
+use serde_json::{Value, json};
+
+use crate::client::{ok, op};
+use crate::queries::{ADD_THREAD_REPLY, PULL_REQUEST_FIRST_PAGE, resolve_threads};
+
+const FIRST: &str = "PullRequestFirstPage";
+
+fn vars() -> Value {
+    json!({"owner": "acme", "name": "widgets", "number": 1})
+}
+
+async fn github() -> FakeGitHub {
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(
+        PrBuilder::new()
+            .thread("A", "src/a.rs", 1, &[(bot("coderabbitai"), "one")])
+            .thread("B", "src/a.rs", 2, &[(bot("coderabbitai"), "two")])
+            .build(),
+    );
+    github
+}
+
+fn first(github: &FakeGitHub) -> crate::client::Response {
+    op(github, FIRST, PULL_REQUEST_FIRST_PAGE, &vars())
+}
+
+#[tokio::test]
+async fn server_errors_hit_their_operation_then_stop() {
+    let github = github().await;
+    github.inject(Fault::ServerError {
+        operation: Some(FIRST.into()),
+        status: 502,
+        times: 2,
+    });
+    // Another operation passes untouched.
+    let other = op(
+        &github,
+        "ResolveThreads",
+        &resolve_threads(1),
+        &json!({"threadId0": "A"}),
+    );
+    assert_eq!(other.status, 200);
+    for _ in 0..2 {
+        let answer = first(&github);
+        assert_eq!(answer.status, 502);
+        assert!(
+            answer
+                .header("content-type")
+                .unwrap()
+                .starts_with("text/html")
+        );
+        assert!(answer.body.contains("<html>"));
+    }
+    assert_eq!(first(&github).status, 200);
+    assert_eq!(github.points(), 2, "the failed reads cost nothing");
+    assert_eq!(github.count(FIRST), 3);
+}
+
+#[tokio::test]
+async fn secondary_limits_in_their_three_forms() {
+    let github = github().await;
+    github.inject(Fault::SecondaryLimit {
+        operation: None,
+        status: 403,
+        retry_after: Some(7),
+        times: 1,
+    });
+    github.inject(Fault::SecondaryLimit {
+        operation: None,
+        status: 429,
+        retry_after: None,
+        times: 1,
+    });
+    github.inject(Fault::SecondaryLimit {
+        operation: None,
+        status: 200,
+        retry_after: None,
+        times: 1,
+    });
+    let forbidden = first(&github);
+    assert_eq!(forbidden.status, 403);
+    assert_eq!(forbidden.header("retry-after"), Some("7"));
+    let message = forbidden.json()["message"].as_str().unwrap().to_owned();
+    assert!(message.starts_with("You have exceeded a secondary rate limit"));
+
+    let too_many = first(&github);
+    assert_eq!(too_many.status, 429);
+    assert_eq!(too_many.header("retry-after"), None);
+
+    let in_body = first(&github);
+    assert_eq!(in_body.status, 200);
+    assert_eq!(in_body.json(), json!({"errors": [{"message": message}]}));
+
+    let fine = first(&github);
+    assert_eq!(fine.status, 200);
+    assert!(fine.json()["data"]["repository"].is_object());
+}
+
+#[tokio::test]
+async fn rate_limited_answers_point_at_the_reset() {
+    let github = github().await;
+    github.inject(Fault::RateLimited {
+        operation: None,
+        reset_in_secs: 120,
+        times: 1,
+    });
+    let limited = first(&github);
+    assert_eq!(limited.status, 200);
+    assert_eq!(
+        limited.json(),
+        json!({"errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded for user ID 1."}]})
+    );
+    assert_eq!(limited.header("x-ratelimit-remaining"), Some("0"));
+    let reset: u64 = limited
+        .header("x-ratelimit-reset")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    assert!((now + 110..=now + 130).contains(&reset), "{reset} vs {now}");
+
+    let fine = first(&github);
+    assert_eq!(fine.header("x-ratelimit-remaining"), Some("4999"));
+    assert_eq!(fine.json()["data"]["rateLimit"]["remaining"], 4999);
+}
+
+#[tokio::test]
+async fn slow_answers_come_late_once() {
+    let github = github().await;
+    let delay = Duration::from_millis(250);
+    github.inject(Fault::Slow {
+        operation: Some(FIRST.into()),
+        delay,
+        times: 1,
+    });
+    let start = Instant::now();
+    assert_eq!(first(&github).status, 200);
+    assert!(start.elapsed() >= delay);
+    let start = Instant::now();
+    assert_eq!(first(&github).status, 200);
+    assert!(start.elapsed() < delay);
+}
+
+#[tokio::test]
+async fn an_alias_error_fails_one_batch_entry_unapplied() {
+    let github = github().await;
+    github.inject(Fault::AliasError {
+        alias: "r1".into(),
+        times: 1,
+    });
+    let answer = ok(
+        &github,
+        "ResolveThreads",
+        &resolve_threads(2),
+        &json!({"threadId0": "A", "threadId1": "B"}),
+    );
+    assert_eq!(answer["data"]["r0"]["thread"]["isResolved"], true);
+    assert_eq!(answer["data"]["r1"], Value::Null);
+    assert_eq!(answer["errors"].as_array().unwrap().len(), 1);
+    assert_eq!(answer["errors"][0]["path"], json!(["r1"]));
+    let repo = RepoId::parse("acme/widgets").unwrap();
+    let pr = github.pull_request(&repo, 1).unwrap();
+    assert!(pr.threads[0].is_resolved);
+    assert!(
+        !pr.threads[1].is_resolved,
+        "the failed alias was not applied"
+    );
+
+    let again = ok(
+        &github,
+        "ResolveThreads",
+        &resolve_threads(2),
+        &json!({"threadId0": "A", "threadId1": "B"}),
+    );
+    assert!(again.get("errors").is_none(), "{again}");
+    assert!(github.pull_request(&repo, 1).unwrap().threads[1].is_resolved);
+}
+
+#[tokio::test]
+async fn apply_then_fail_lands_the_write_behind_a_5xx() {
+    let github = github().await;
+    github.inject(Fault::ApplyThenFail {
+        operation: Some("AddThreadReply".into()),
+        status: 504,
+        times: 1,
+    });
+    let vars = json!({"threadId": "A", "body": "Fixed. <!-- review:key=1 -->"});
+    let failed = op(&github, "AddThreadReply", ADD_THREAD_REPLY, &vars);
+    assert_eq!(failed.status, 504);
+    let repo = RepoId::parse("acme/widgets").unwrap();
+    let thread = github.pull_request(&repo, 1).unwrap().threads[0].clone();
+    assert_eq!(thread.comments.len(), 2, "the post landed");
+    assert_eq!(thread.comments[1].body, "Fixed. <!-- review:key=1 -->");
+
+    let next = op(&github, "AddThreadReply", ADD_THREAD_REPLY, &vars);
+    assert_eq!(next.status, 200);
+    let statuses: Vec<u16> = github.requests().iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [504, 200]);
+}
