@@ -17,6 +17,10 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Triage(commands::triage::TriageArgs),
+    Threads(commands::threads::ThreadsArgs),
+    Resolve(commands::resolve::ResolveArgs),
+    Reply(commands::reply::ReplyArgs),
+    Snapshot(commands::snapshot::SnapshotArgs),
 }
 
 /// Parses the command line and runs the command.
@@ -25,7 +29,20 @@ pub fn run() -> Result<(), CliError> {
         Ok(cli) => cli,
         Err(e) => return Err(CliError::Clap(e)),
     };
-    match cli.command {
-        Command::Triage(args) => commands::triage::run(args),
-    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Other {
+            message: format!("cannot start the async runtime: {e}"),
+            hint: None,
+        })?;
+    runtime.block_on(async {
+        match cli.command {
+            Command::Triage(args) => commands::triage::run(args).await,
+            Command::Threads(args) => commands::threads::run(args).await,
+            Command::Resolve(args) => commands::resolve::run(args).await,
+            Command::Reply(args) => commands::reply::run(args).await,
+            Command::Snapshot(args) => commands::snapshot::run(args).await,
+        }
+    })
 }

@@ -16,6 +16,12 @@ pub mod code {
     pub const USAGE: u8 = 2;
     /// An input file (a recorded snapshot) is missing, unreadable or malformed.
     pub const INPUT: u8 = 3;
+    /// GitHub could not be reached, refused the token, or rate-limited the run.
+    pub const GITHUB: u8 = 4;
+    /// The repository, pull request or thread could not be found.
+    pub const NOT_FOUND: u8 = 5;
+    /// The tool refused to act: the thread is a person's, or was not read whole.
+    pub const REFUSED: u8 = 6;
 }
 
 /// The exit-code table shown at the end of `review --help`.
@@ -24,7 +30,10 @@ Exit codes:
   0  success
   1  an error not listed below
   2  the command line is wrong
-  3  an input file is missing, unreadable or malformed";
+  3  an input file is missing, unreadable or malformed
+  4  GitHub could not be reached, refused the token, or rate-limited the run
+  5  the repository, pull request or thread could not be found
+  6  refused: the thread has human participation or was not read whole";
 
 /// An error the CLI reports.
 #[derive(Debug, thiserror::Error)]
@@ -50,6 +59,33 @@ pub enum CliError {
         /// What to do.
         hint: Option<String>,
     },
+    /// GitHub could not be reached, refused the token, or rate-limited the run.
+    #[error("{message}")]
+    GitHub {
+        /// What failed.
+        message: String,
+        /// The underlying error.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+        /// What to do.
+        hint: Option<String>,
+    },
+    /// The repository, pull request or thread could not be found.
+    #[error("{message}")]
+    NotFound {
+        /// What is missing.
+        message: String,
+        /// What to do.
+        hint: Option<String>,
+    },
+    /// The tool refused to act on a thread.
+    #[error("{message}")]
+    Refused {
+        /// Why.
+        message: String,
+        /// What to do.
+        hint: Option<String>,
+    },
     /// Writing the output failed.
     #[error("cannot write output: {0}")]
     Output(#[source] io::Error),
@@ -69,15 +105,21 @@ impl CliError {
             Self::Clap(e) if !e.use_stderr() => code::OK,
             Self::Clap(_) | Self::Usage { .. } => code::USAGE,
             Self::Input { .. } => code::INPUT,
+            Self::GitHub { .. } => code::GITHUB,
+            Self::NotFound { .. } => code::NOT_FOUND,
+            Self::Refused { .. } => code::REFUSED,
             Self::Output(_) | Self::Other { .. } => code::FAILURE,
         }
     }
 
     fn hint(&self) -> Option<&str> {
         match self {
-            Self::Usage { hint, .. } | Self::Input { hint, .. } | Self::Other { hint, .. } => {
-                hint.as_deref()
-            }
+            Self::Usage { hint, .. }
+            | Self::Input { hint, .. }
+            | Self::Other { hint, .. }
+            | Self::GitHub { hint, .. }
+            | Self::NotFound { hint, .. }
+            | Self::Refused { hint, .. } => hint.as_deref(),
             Self::Clap(_) | Self::Output(_) => None,
         }
     }

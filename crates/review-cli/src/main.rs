@@ -3,6 +3,8 @@
 mod cli;
 mod commands;
 mod error;
+mod git;
+mod github;
 mod output;
 mod render;
 

@@ -29,3 +29,9 @@ pub fn error(message: &str, causes: Vec<String>, hint: Option<&str>) {
         eprintln!("hint: {hint}");
     }
 }
+
+/// Writes a question to stderr, without a newline, for an answer on stdin.
+pub fn prompt(question: &str) {
+    eprint!("{question}");
+    let _ = io::stderr().flush();
+}

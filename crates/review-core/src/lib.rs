@@ -65,6 +65,7 @@ pub mod gate;
 pub mod model;
 pub mod plan;
 pub mod ports;
+pub mod post;
 pub mod report;
 pub mod rules;
 pub mod signals;

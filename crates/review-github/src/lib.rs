@@ -39,9 +39,14 @@
 
 #![warn(missing_docs)]
 
+pub mod adapter;
+pub mod client;
 pub mod env;
 pub mod host;
+pub mod locate;
 pub mod pr_ref;
+pub mod queries;
+pub mod reader;
 pub mod remote;
 pub mod token;
 mod url;

@@ -1,3 +1,8 @@
 //! One module per subcommand, each with its arguments and a `run` function.
 
+pub mod common;
+pub mod reply;
+pub mod resolve;
+pub mod snapshot;
+pub mod threads;
 pub mod triage;

@@ -1,18 +1,20 @@
 //! `review triage`: classify every unresolved review thread and decide what happens to it.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
-use review_core::gate::{AutomationSettings, DEFAULT_AUTOMATED_HEADER};
 use review_core::model::{PrState, PullRequest, RepoId};
 use review_core::plan::{self, FixSettings, TriageSettings};
 use review_core::report::Report;
 use review_core::rules::LadderMode;
 use review_core::snapshot;
 use review_github::pr_ref::PrRef;
+use review_github::reader::Reader;
 
+use crate::commands::common::{self, AutomationArgs};
 use crate::error::CliError;
+use crate::github;
 use crate::output;
 use crate::render;
 
@@ -39,33 +41,38 @@ pub struct TriageArgs {
     #[arg(long)]
     json: bool,
 
-    /// Carry the plan out: commit fixes locally and resolve bot threads
-    #[arg(long, conflicts_with = "input")]
-    apply: bool,
-
     /// Leave every ambiguous bot thread to a person instead of consulting the autonomy ladder
     #[arg(long)]
     no_ladder: bool,
 
-    /// Treat this login as an account that only posts automated comments (repeatable)
-    #[arg(long = "automation-account", value_name = "LOGIN")]
-    automation_accounts: Vec<String>,
-
-    /// The header that marks automated comments posted through the PR author's account
-    #[arg(long, value_name = "TEXT", default_value = DEFAULT_AUTOMATED_HEADER)]
-    automated_header: String,
+    #[command(flatten)]
+    automation: AutomationArgs,
 
     /// Never edit this path, in addition to the defaults (`dir/` for a directory; repeatable)
     #[arg(long = "deny-path", value_name = "PATH")]
     deny_paths: Vec<String>,
 }
 
+/// Where the pull request is read from.
+#[derive(Debug)]
+enum Source {
+    /// A recorded snapshot; the PR number and repository, when given, must match it.
+    Snapshot {
+        path: PathBuf,
+        pr: Option<u64>,
+        repo: Option<RepoId>,
+    },
+    /// GitHub.
+    Live {
+        pr: Option<String>,
+        repo: Option<String>,
+    },
+}
+
 /// The validated settings of one triage run.
 #[derive(Debug)]
 struct Settings {
-    input: PathBuf,
-    pr: Option<u64>,
-    repo: Option<RepoId>,
+    source: Source,
     json: bool,
     triage: TriageSettings,
 }
@@ -76,78 +83,53 @@ impl Settings {
             message,
             hint: Some(hint.to_owned()),
         };
-        let Some(input) = args.input else {
-            return Err(CliError::Usage {
-                message: "reading pull requests from GitHub is not available in this version"
-                    .to_owned(),
-                hint: Some(
-                    "triage a recorded pull request with --input FILE, e.g. \
-                     `review triage --input examples/acme-widgets-pr-482.json`"
-                        .to_owned(),
-                ),
-            });
-        };
-        if args.apply {
-            return Err(usage(
-                "--apply needs a live pull request".to_owned(),
-                "drop --apply to see the plan for a recorded snapshot",
-            ));
-        }
-        let (pr, url_repo) = match args.pr.as_deref() {
-            Some(text) => {
-                let (n, repo) = parse_pr(text)?;
-                (Some(n), repo)
+        let source = match args.input {
+            None => Source::Live {
+                pr: args.pr,
+                repo: args.repo,
+            },
+            Some(path) => {
+                let (pr, url_repo) = match args.pr.as_deref() {
+                    Some(text) => {
+                        let (n, repo) = parse_pr(text)?;
+                        (Some(n), repo)
+                    }
+                    None => (None, None),
+                };
+                let flag_repo = args
+                    .repo
+                    .as_deref()
+                    .map(RepoId::parse)
+                    .transpose()
+                    .map_err(|e| {
+                        usage(
+                            e.to_string(),
+                            "pass --repo as OWNER/NAME, e.g. --repo acme/widgets",
+                        )
+                    })?;
+                if let (Some(url), Some(flag)) = (&url_repo, &flag_repo) {
+                    if url != flag {
+                        return Err(usage(
+                            format!("the PR URL names {url} but --repo names {flag}"),
+                            "pass one of them, or make them agree",
+                        ));
+                    }
+                }
+                Source::Snapshot {
+                    path,
+                    pr,
+                    repo: flag_repo.or(url_repo),
+                }
             }
-            None => (None, None),
         };
-        let flag_repo = args
-            .repo
-            .as_deref()
-            .map(RepoId::parse)
-            .transpose()
-            .map_err(|e| {
-                usage(
-                    e.to_string(),
-                    "pass --repo as OWNER/NAME, e.g. --repo acme/widgets",
-                )
-            })?;
-        if let (Some(url), Some(flag)) = (&url_repo, &flag_repo) {
-            if url != flag {
-                return Err(usage(
-                    format!("the PR URL names {url} but --repo names {flag}"),
-                    "pass one of them, or make them agree",
-                ));
-            }
-        }
-        let repo = flag_repo.or(url_repo);
-        if args.automated_header.trim().is_empty() {
-            return Err(usage(
-                "--automated-header cannot be empty".to_owned(),
-                "leave it out to use the default header",
-            ));
-        }
-        if let Some(bad) = args
-            .automation_accounts
-            .iter()
-            .find(|a| a.trim().is_empty() || a.contains(char::is_whitespace))
-        {
-            return Err(usage(
-                format!("`{bad}` is not a login"),
-                "pass one login per --automation-account",
-            ));
-        }
+        let automation = args.automation.settings()?;
         let mut fixes = FixSettings::default();
         fixes.denied_paths.extend(args.deny_paths);
         Ok(Self {
-            input,
-            pr,
-            repo,
+            source,
             json: args.json,
             triage: TriageSettings {
-                automation: AutomationSettings {
-                    accounts: args.automation_accounts,
-                    header: args.automated_header,
-                },
+                automation,
                 ladder: if args.no_ladder {
                     LadderMode::Off
                 } else {
@@ -174,10 +156,13 @@ fn parse_pr(text: &str) -> Result<(u64, Option<RepoId>), CliError> {
     }
 }
 
-fn read_snapshot(settings: &Settings) -> Result<PullRequest, CliError> {
-    let path = &settings.input;
+fn read_snapshot(
+    path: &Path,
+    number: Option<u64>,
+    repo: Option<&RepoId>,
+) -> Result<PullRequest, CliError> {
     let input_error = |message: String, hint: &str| CliError::Input {
-        path: path.clone(),
+        path: path.to_path_buf(),
         message,
         hint: Some(hint.to_owned()),
     };
@@ -193,7 +178,7 @@ fn read_snapshot(settings: &Settings) -> Result<PullRequest, CliError> {
             "the format is described in docs/snapshot-format.md",
         )
     })?;
-    if let Some(number) = settings.pr {
+    if let Some(number) = number {
         if number != pr.number {
             return Err(input_error(
                 format!("it records PR #{}, not #{number}", pr.number),
@@ -201,7 +186,7 @@ fn read_snapshot(settings: &Settings) -> Result<PullRequest, CliError> {
             ));
         }
     }
-    if let Some(repo) = &settings.repo {
+    if let Some(repo) = repo {
         if repo != &pr.repo {
             return Err(input_error(
                 format!("it records {}, not {repo}", pr.repo),
@@ -213,16 +198,41 @@ fn read_snapshot(settings: &Settings) -> Result<PullRequest, CliError> {
 }
 
 /// Runs `review triage`.
-pub fn run(args: TriageArgs) -> Result<(), CliError> {
+pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     let settings = Settings::from_args(args)?;
-    let pr = read_snapshot(&settings)?;
-    output::narrate(&format!(
-        "[triage] step 1 — read PR #{} ({}) from {}, a recorded snapshot at {}",
-        pr.number,
-        pr.repo,
-        settings.input.display(),
-        pr.head_sha.short()
-    ));
+    let pr = match &settings.source {
+        Source::Snapshot { path, pr, repo } => {
+            let read = read_snapshot(path, *pr, repo.as_ref())?;
+            output::narrate(&format!(
+                "[triage] step 1 — read PR #{} ({}) from {}, a recorded snapshot at {}",
+                read.number,
+                read.repo,
+                path.display(),
+                read.head_sha.short()
+            ));
+            read
+        }
+        Source::Live { pr, repo } => {
+            let conn = github::connect(pr.as_deref(), repo.as_deref(), &common::cwd()?).await?;
+            output::narrate(&format!(
+                "[triage] step 1 — reading PR #{} ({}) from GitHub",
+                conn.number, conn.repo
+            ));
+            let read = Reader::new(&conn.client)
+                .pull_request(&conn.repo, conn.number)
+                .await
+                .map_err(github::read_error)?;
+            let stats = conn.client.stats();
+            output::narrate(&format!(
+                "[triage] step 1 — read {} threads at {} in {} requests ({} points)",
+                read.threads.len(),
+                read.head_sha.short(),
+                stats.requests,
+                stats.points
+            ));
+            read
+        }
+    };
     if pr.state != PrState::Open {
         let state = if pr.state == PrState::Merged {
             "merged"
@@ -245,7 +255,7 @@ pub fn run(args: TriageArgs) -> Result<(), CliError> {
     let report: Report = plan.report(&pr).map_err(|e| CliError::Other {
         message: format!("the plan does not account for every thread: {e}"),
         hint: Some(
-            "this is a bug in review; please report it with the snapshot attached".to_owned(),
+            "this is a bug in review; please report it with `review snapshot` attached".to_owned(),
         ),
     })?;
     let text = if settings.json {

@@ -166,26 +166,6 @@ fn pr_argument_must_match_the_snapshot() {
 }
 
 #[test]
-fn apply_cannot_be_used_with_a_snapshot() {
-    let env = TestEnvironment::new();
-    let out = env.run(&["triage", "--input", &example_arg(), "--apply"]);
-    assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("cannot be used with"), "{}", out.stderr);
-}
-
-#[test]
-fn without_input_the_user_is_told_what_works() {
-    let env = TestEnvironment::new();
-    let out = env.run(&["triage", "482"]);
-    insta::assert_snapshot!(out.render(&env), @r"
-    ------- stderr -------
-    error: reading pull requests from GitHub is not available in this version
-    hint: triage a recorded pull request with --input FILE, e.g. `review triage --input examples/acme-widgets-pr-482.json`
-    [exit status: 2]
-    ");
-}
-
-#[test]
 fn a_merged_pr_is_not_triaged() {
     let env = TestEnvironment::new();
     let text = std::fs::read_to_string(example_snapshot()).unwrap();

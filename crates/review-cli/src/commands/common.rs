@@ -1,0 +1,135 @@
+//! Arguments and steps several commands share.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use review_core::gate::{AutomationSettings, DEFAULT_AUTOMATED_HEADER};
+use review_core::model::{PullRequest, Thread, ThreadId};
+use review_github::reader::Reader;
+
+use crate::error::CliError;
+use crate::github::{self, Connection};
+use crate::output;
+
+/// Which pull request, on which repository.
+#[derive(Debug, Args)]
+pub struct PrArgs {
+    /// The repository, as [HOST/]OWNER/NAME [default: GH_REPO, else the `origin` remote]
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+}
+
+/// Who counts as automated.
+#[derive(Debug, Args)]
+pub struct AutomationArgs {
+    /// Treat this login as an account that only posts automated comments (repeatable)
+    #[arg(long = "automation-account", value_name = "LOGIN")]
+    pub automation_accounts: Vec<String>,
+
+    /// The header that marks automated comments posted through the PR author's account
+    #[arg(long, value_name = "TEXT", default_value = DEFAULT_AUTOMATED_HEADER)]
+    pub automated_header: String,
+}
+
+impl AutomationArgs {
+    /// Validated settings.
+    pub fn settings(&self) -> Result<AutomationSettings, CliError> {
+        let usage = |message: String, hint: &str| CliError::Usage {
+            message,
+            hint: Some(hint.to_owned()),
+        };
+        if self.automated_header.trim().is_empty() {
+            return Err(usage(
+                "--automated-header cannot be empty".to_owned(),
+                "leave it out to use the default header",
+            ));
+        }
+        if let Some(bad) = self
+            .automation_accounts
+            .iter()
+            .find(|a| a.trim().is_empty() || a.contains(char::is_whitespace))
+        {
+            return Err(usage(
+                format!("`{bad}` is not a login"),
+                "pass one login per --automation-account",
+            ));
+        }
+        Ok(AutomationSettings {
+            accounts: self.automation_accounts.clone(),
+            header: self.automated_header.clone(),
+        })
+    }
+}
+
+/// The current directory, for finding the repository and branch.
+pub fn cwd() -> Result<PathBuf, CliError> {
+    std::env::current_dir().map_err(|e| CliError::Other {
+        message: format!("cannot read the current directory: {e}"),
+        hint: None,
+    })
+}
+
+/// Connects and reads the pull request whole, narrating under `tag` (`[threads]`, ...).
+pub async fn load(
+    pr: Option<&str>,
+    repo: Option<&str>,
+    tag: &str,
+) -> Result<(Connection, PullRequest), CliError> {
+    let conn = github::connect(pr, repo, &cwd()?).await?;
+    let read = Reader::new(&conn.client)
+        .pull_request(&conn.repo, conn.number)
+        .await
+        .map_err(github::read_error)?;
+    let stats = conn.client.stats();
+    output::narrate(&format!(
+        "{tag} read PR #{} ({}): {} threads in {} requests ({} points)",
+        read.number,
+        read.repo,
+        read.threads.len(),
+        stats.requests,
+        stats.points
+    ));
+    Ok((conn, read))
+}
+
+/// The thread `id` of `pr`, if the tool may act on it on its own judgement: it exists, is
+/// unresolved, was read whole, and no person took part.
+pub fn bot_thread<'a>(
+    pr: &'a PullRequest,
+    id: &ThreadId,
+    automation: &AutomationSettings,
+) -> Result<&'a Thread, CliError> {
+    let refused = |message: String| CliError::Refused {
+        message,
+        hint: Some(
+            "threads a person took part in are the PR author's to answer, on GitHub".to_owned(),
+        ),
+    };
+    let thread = pr.thread(id).ok_or_else(|| CliError::NotFound {
+        message: format!("thread {id} is not on PR #{}", pr.number),
+        hint: Some("list the threads with `review threads`".to_owned()),
+    })?;
+    if !thread.all_comments_read {
+        return Err(refused(format!(
+            "thread {id} could not be read whole; an unread reply may be a person's"
+        )));
+    }
+    let humans: Vec<String> = automation
+        .human_participants(thread, pr)
+        .map(|p| match p {
+            review_core::gate::Participation::Human { login: Some(l) } => format!("@{l}"),
+            _ => "an author that cannot be placed".to_owned(),
+        })
+        .collect();
+    if !humans.is_empty() || thread.comments.is_empty() {
+        return Err(refused(format!(
+            "thread {id} has human participation ({})",
+            if humans.is_empty() {
+                "no comment could be placed".to_owned()
+            } else {
+                humans.join(", ")
+            }
+        )));
+    }
+    Ok(thread)
+}

@@ -1,0 +1,73 @@
+//! `review resolve`: resolve bot threads, without a reply.
+
+use clap::Args;
+use review_core::model::ThreadId;
+use review_core::ports::ReviewHost;
+use review_github::adapter::{GitHubHost, WriteSettings};
+
+use crate::commands::common::{self, AutomationArgs, PrArgs};
+use crate::error::CliError;
+use crate::output;
+
+/// Resolve bot threads, without a reply
+///
+/// Refused, for all the threads given, if any of them has human participation or could not be
+/// read whole: those are the PR author's to answer.
+#[derive(Debug, Args)]
+pub struct ResolveArgs {
+    /// The threads' node ids (`PRRT_...`, as `review threads` lists them)
+    #[arg(value_name = "THREAD", required = true)]
+    threads: Vec<String>,
+
+    /// The pull request: a number or URL [default: the open PR of the current branch]
+    #[arg(long, value_name = "PR")]
+    pr: Option<String>,
+
+    #[command(flatten)]
+    target: PrArgs,
+
+    #[command(flatten)]
+    automation: AutomationArgs,
+}
+
+/// Runs `review resolve`.
+pub async fn run(args: ResolveArgs) -> Result<(), CliError> {
+    let automation = args.automation.settings()?;
+    let (conn, pr) =
+        common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[resolve]").await?;
+    let ids: Vec<ThreadId> = args.threads.iter().map(|t| ThreadId(t.clone())).collect();
+    // Check every thread before touching any.
+    for id in &ids {
+        common::bot_thread(&pr, id, &automation)?;
+    }
+    let host = GitHubHost::new(
+        conn.client,
+        conn.repo,
+        conn.number,
+        WriteSettings::default(),
+    );
+    let results = host.resolve_threads(&ids).await;
+    let mut failed = Vec::new();
+    for (id, result) in ids.iter().zip(results) {
+        match result {
+            Ok(()) => output::stdout(&format!("resolved {id}\n")).map_err(CliError::Output)?,
+            Err(e) => failed.push(format!("{id}: {e}")),
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::GitHub {
+            message: format!(
+                "{} of {} threads were not resolved:\n  {}",
+                failed.len(),
+                ids.len(),
+                failed.join("\n  ")
+            ),
+            source: None,
+            hint: Some(
+                "run again with the threads that failed; resolving twice is harmless".to_owned(),
+            ),
+        })
+    }
+}

@@ -1,0 +1,146 @@
+//! `review threads`: list a pull request's review threads.
+
+use std::fmt::Write as _;
+
+use clap::Args;
+use serde::Serialize;
+
+use crate::commands::common::{self, AutomationArgs, PrArgs};
+use crate::error::CliError;
+use crate::output;
+
+/// List the review threads of a pull request: who wrote them, where, and whether a person took
+/// part
+#[derive(Debug, Args)]
+pub struct ThreadsArgs {
+    /// The pull request: a number, a URL, or nothing for the open PR of the current branch
+    #[arg(value_name = "PR")]
+    pr: Option<String>,
+
+    #[command(flatten)]
+    target: PrArgs,
+
+    #[command(flatten)]
+    automation: AutomationArgs,
+
+    /// Include resolved threads
+    #[arg(long)]
+    all: bool,
+
+    /// Print JSON: `{"version": 1, "pr": N, "repo": "o/n", "threads": [...]}`
+    #[arg(long)]
+    json: bool,
+}
+
+/// One thread, as listed.
+#[derive(Debug, Serialize)]
+struct Listed {
+    id: String,
+    location: String,
+    resolved: bool,
+    outdated: bool,
+    human: bool,
+    all_comments_read: bool,
+    author: Option<String>,
+    family: Option<String>,
+    title: String,
+    comments: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct Listing {
+    version: u32,
+    pr: u64,
+    repo: String,
+    threads: Vec<Listed>,
+}
+
+/// Runs `review threads`.
+pub async fn run(args: ThreadsArgs) -> Result<(), CliError> {
+    let automation = args.automation.settings()?;
+    let (_, pr) =
+        common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[threads]").await?;
+    let signals = review_classify::analyze(&pr, &automation);
+    let threads: Vec<Listed> = pr
+        .threads
+        .iter()
+        .filter(|t| args.all || !t.is_resolved)
+        .map(|t| {
+            let sig = signals.threads.get(&t.id);
+            let first = t.first_comment();
+            Listed {
+                id: t.id.0.clone(),
+                location: t.location(),
+                resolved: t.is_resolved,
+                outdated: t.is_outdated,
+                human: automation.thread_is_human(t, &pr) || !t.all_comments_read,
+                all_comments_read: t.all_comments_read,
+                author: first
+                    .and_then(|c| c.author.as_ref())
+                    .map(|a| a.login.clone()),
+                family: sig.and_then(|s| s.family.clone()),
+                title: sig.map_or_else(
+                    || first.map(|c| first_line(&c.body)).unwrap_or_default(),
+                    |s| s.title.clone(),
+                ),
+                comments: t.comments.len(),
+            }
+        })
+        .collect();
+    let text = if args.json {
+        let listing = Listing {
+            version: 1,
+            pr: pr.number,
+            repo: pr.repo.to_string(),
+            threads,
+        };
+        let mut json = serde_json::to_string_pretty(&listing).map_err(|e| CliError::Other {
+            message: format!("cannot encode the listing: {e}"),
+            hint: None,
+        })?;
+        json.push('\n');
+        json
+    } else {
+        render(&threads)
+    };
+    output::stdout(&text).map_err(CliError::Output)
+}
+
+fn first_line(body: &str) -> String {
+    let line = body
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    line.chars().take(100).collect()
+}
+
+fn render(threads: &[Listed]) -> String {
+    let mut out = String::new();
+    let id_w = threads.iter().map(|t| t.id.len()).max().unwrap_or(0);
+    let loc_w = threads.iter().map(|t| t.location.len()).max().unwrap_or(0);
+    for t in threads {
+        let state = if t.resolved {
+            "resolved"
+        } else if t.outdated {
+            "outdated"
+        } else {
+            "open"
+        };
+        let who = match (&t.family, &t.author) {
+            (Some(f), _) if !t.human => f.clone(),
+            (_, Some(a)) => format!("@{a}"),
+            _ => "(unknown)".to_owned(),
+        };
+        let kind = if t.human { "human" } else { "bot" };
+        let _ = writeln!(
+            out,
+            "{:id_w$}  {:loc_w$}  {state:8}  {kind:5}  {who}  ({} comments) {}",
+            t.id, t.location, t.comments, t.title
+        );
+    }
+    if threads.is_empty() {
+        out.push_str("no unresolved review threads\n");
+    }
+    out
+}

@@ -1,0 +1,231 @@
+//! Connecting to GitHub the way `gh` users expect: which repository, which pull request, which
+//! host and endpoints, which token.
+//!
+//! - Repository: the PR URL's, else `--repo [HOST/]OWNER/NAME`, else `GH_REPO`, else the `origin`
+//!   remote of the repository in the current directory.
+//! - Host and endpoints: the repository's host, else `GH_HOST`, else github.com;
+//!   `GITHUB_API_URL` and `GITHUB_GRAPHQL_URL` override the endpoints.
+//! - Token: `GH_TOKEN`, then `GITHUB_TOKEN` (`GH_ENTERPRISE_TOKEN`, then `GITHUB_ENTERPRISE_TOKEN`
+//!   for Enterprise Server), then `gh auth token`.
+//! - Pull request: the number or URL given, else the one open pull request of the current branch.
+
+use std::io::{BufRead, IsTerminal};
+use std::path::Path;
+use std::sync::Arc;
+
+use review_core::model::RepoId;
+use review_github::client::{Client, RetryPolicy};
+use review_github::env::{Env, ProcessEnv};
+use review_github::host::Endpoints;
+use review_github::locate::{self, Choice};
+use review_github::pr_ref::PrRef;
+use review_github::reader::ReadError;
+use review_github::remote::{HostedRepo, RepoSpec};
+use review_github::token::{GhCli, resolve_token};
+
+use crate::error::CliError;
+use crate::git;
+use crate::output;
+
+/// A pull request on a host, and a client to reach it.
+#[derive(Debug)]
+pub struct Connection {
+    /// The GraphQL client.
+    pub client: Client,
+    /// The repository.
+    pub repo: RepoId,
+    /// The pull request number.
+    pub number: u64,
+}
+
+fn usage(message: String, hint: &str) -> CliError {
+    CliError::Usage {
+        message,
+        hint: Some(hint.to_owned()),
+    }
+}
+
+/// Maps a read failure to the CLI's errors (not found: exit 5; GitHub trouble: exit 4).
+pub fn read_error(e: ReadError) -> CliError {
+    match &e {
+        ReadError::RepoNotFound(_) | ReadError::PullRequestNotFound { .. } => CliError::NotFound {
+            message: e.to_string(),
+            hint: Some(
+                "check the number and --repo; a private repository needs a token that can see it"
+                    .to_owned(),
+            ),
+        },
+        _ => CliError::GitHub {
+            message: e.to_string(),
+            source: Some(Box::new(e)),
+            hint: Some("run again; nothing was changed".to_owned()),
+        },
+    }
+}
+
+/// Connects to the pull request named by `pr_arg` (and `repo_flag`), finding the current
+/// branch's open pull request when none is named.
+pub async fn connect(
+    pr_arg: Option<&str>,
+    repo_flag: Option<&str>,
+    cwd: &Path,
+) -> Result<Connection, CliError> {
+    connect_with(pr_arg, repo_flag, cwd, &ProcessEnv).await
+}
+
+async fn connect_with(
+    pr_arg: Option<&str>,
+    repo_flag: Option<&str>,
+    cwd: &Path,
+    env: &dyn Env,
+) -> Result<Connection, CliError> {
+    let pr = PrRef::from_arg(pr_arg).map_err(|e| {
+        usage(
+            e.to_string(),
+            "pass a number such as 482, or a URL such as https://github.com/OWNER/REPO/pull/482",
+        )
+    })?;
+    let flag = repo_flag.map(RepoSpec::parse).transpose().map_err(|e| {
+        usage(
+            e.to_string(),
+            "pass --repo as OWNER/NAME or HOST/OWNER/NAME",
+        )
+    })?;
+
+    let (host, repo) = match (&pr, flag) {
+        (PrRef::Url(url), Some(flag)) if flag.repo != url.repo => {
+            return Err(usage(
+                format!(
+                    "the PR URL names {} but --repo names {}",
+                    url.repo, flag.repo
+                ),
+                "pass one of them, or make them agree",
+            ));
+        }
+        (PrRef::Url(url), _) => (Some(url.host.clone()), url.repo.clone()),
+        (_, Some(flag)) => (flag.host, flag.repo),
+        (_, None) => match RepoSpec::from_env(env)
+            .map_err(|e| usage(e.to_string(), "fix or unset GH_REPO"))?
+        {
+            Some(spec) => (spec.host, spec.repo),
+            None => {
+                let url = git::origin_url(cwd)
+                    .ok()
+                    .flatten()
+                    .ok_or_else(|| usage(
+                        "cannot tell which repository to use".to_owned(),
+                        "pass --repo OWNER/NAME, or run inside a clone whose `origin` remote is on GitHub",
+                    ))?;
+                let hosted = HostedRepo::from_remote_url(&url)
+                    .map_err(|e| usage(e.to_string(), "pass --repo OWNER/NAME"))?;
+                (Some(hosted.host), hosted.repo)
+            }
+        },
+    };
+
+    let endpoints = Endpoints::resolve(host.as_deref(), env).map_err(|e| {
+        usage(
+            e.to_string(),
+            "fix GH_HOST, GITHUB_API_URL or GITHUB_GRAPHQL_URL",
+        )
+    })?;
+    let found =
+        resolve_token(&endpoints.host, env, Some(&GhCli::new())).map_err(|e| CliError::GitHub {
+            message: e.to_string(),
+            source: None,
+            hint: None,
+        })?;
+    let progress: review_github::client::Progress =
+        Arc::new(|message: &str| output::narrate(&format!("[review] {message}")));
+    let client = Client::new(&endpoints.graphql, &found.token, RetryPolicy::default())
+        .map_err(|e| CliError::GitHub {
+            message: e.to_string(),
+            source: None,
+            hint: None,
+        })?
+        .with_progress(progress);
+
+    let number = match pr {
+        PrRef::Number(n) => n,
+        PrRef::Url(url) => url.number,
+        PrRef::CurrentBranch => current_branch_pr(&client, &repo, cwd).await?,
+    };
+    Ok(Connection {
+        client,
+        repo,
+        number,
+    })
+}
+
+async fn current_branch_pr(client: &Client, repo: &RepoId, cwd: &Path) -> Result<u64, CliError> {
+    let branch = git::current_branch(cwd).map_err(|e| {
+        usage(
+            format!("no pull request given, and the current branch cannot be read: {e}"),
+            "pass a PR number or URL",
+        )
+    })?;
+    let lookup = match &branch {
+        Some(b) => locate::lookup(client, repo, b).await.map_err(read_error)?,
+        None => locate::BranchLookup {
+            default_branch: None,
+            open: Vec::new(),
+        },
+    };
+    match locate::choose(branch.as_deref(), repo, &lookup) {
+        Choice::Use(pr) => {
+            output::narrate(&format!(
+                "[review] using PR #{} ({}) of branch {}",
+                pr.number,
+                pr.title,
+                branch.unwrap_or_default()
+            ));
+            Ok(pr.number)
+        }
+        Choice::Detached => Err(usage(
+            "HEAD is detached, so there is no branch to find a pull request for".to_owned(),
+            "pass a PR number or URL, or check out the PR's branch",
+        )),
+        Choice::DefaultBranch(b) => Err(usage(
+            format!("{b} is the default branch; its pull requests are not found by branch"),
+            "pass a PR number or URL",
+        )),
+        Choice::NoneOpen(b) => Err(CliError::NotFound {
+            message: format!("no open PR for branch {b} — open one, or pass a number"),
+            hint: None,
+        }),
+        Choice::Several(b, prs) => {
+            let list: Vec<String> = prs
+                .iter()
+                .map(|p| format!("  #{}  {}  {}", p.number, p.title, p.url))
+                .collect();
+            if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+                output::narrate(&format!(
+                    "several open pull requests have branch {b}:\n{}",
+                    list.join("\n")
+                ));
+                output::prompt("which one (number)? ");
+                let mut answer = String::new();
+                std::io::stdin()
+                    .lock()
+                    .read_line(&mut answer)
+                    .map_err(CliError::Output)?;
+                let chosen: Option<u64> = answer.trim().trim_start_matches('#').parse().ok();
+                match chosen.filter(|n| prs.iter().any(|p| p.number == *n)) {
+                    Some(n) => Ok(n),
+                    None => Err(usage(
+                        format!("`{}` is not one of them", answer.trim()),
+                        "pass the PR number",
+                    )),
+                }
+            } else {
+                Err(usage(
+                    format!(
+                        "several open pull requests have branch {b}:\n{}",
+                        list.join("\n")
+                    ),
+                    "pass the PR number",
+                ))
+            }
+        }
+    }
+}

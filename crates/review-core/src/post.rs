@@ -1,0 +1,79 @@
+//! What the tool posts: every comment carries the automated-comment header (so the tool's own
+//! replies never turn a bot thread human) and a hidden idempotency key (so a retry can see that a
+//! post already landed).
+
+use crate::model::ThreadId;
+
+/// The tool's name in the header it posts.
+pub const TOOL_NAME: &str = "review";
+
+/// The marker that introduces the hidden key.
+const KEY_PREFIX: &str = "<!-- review:idempotency-key=";
+
+/// A stable key for posting `text` in `thread`: the same reply to the same thread always has the
+/// same key, so a rerun finds the one it posted before.
+pub fn idempotency_key(thread: &ThreadId, text: &str) -> String {
+    // FNV-1a, 64 bits: stable across builds and platforms, which std's hasher is not.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in thread.0.bytes().chain([0xff]).chain(text.trim().bytes()) {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+/// The body to post: the header, the text, and the hidden key.
+pub fn marked_body(header: &str, text: &str, key: &str) -> String {
+    format!(
+        "{header} **{TOOL_NAME}**\n\n{}\n\n{KEY_PREFIX}{key} -->",
+        text.trim()
+    )
+}
+
+/// The idempotency key a body carries, if any.
+pub fn find_key(body: &str) -> Option<&str> {
+    let start = body.rfind(KEY_PREFIX)? + KEY_PREFIX.len();
+    let rest = body.get(start..)?;
+    let end = rest.find(" -->")?;
+    let key = rest.get(..end)?;
+    (!key.is_empty() && key.chars().all(|c| c.is_ascii_hexdigit())).then_some(key)
+}
+
+/// Whether a body is marked as the tool's: it starts with `header` and carries a key.
+pub fn is_marked(body: &str, header: &str) -> bool {
+    crate::gate::starts_with_header(body, header) && find_key(body).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::DEFAULT_AUTOMATED_HEADER;
+
+    #[test]
+    fn marked_bodies_round_trip_their_key() {
+        let key = idempotency_key(&ThreadId::from("PRRT_1"), "Fixed in 3f2a9c1.");
+        let body = marked_body(DEFAULT_AUTOMATED_HEADER, "Fixed in 3f2a9c1.", &key);
+        assert!(body.starts_with("🤖 Automated comment by **review**"));
+        assert_eq!(find_key(&body), Some(key.as_str()));
+        assert!(is_marked(&body, DEFAULT_AUTOMATED_HEADER));
+    }
+
+    #[test]
+    fn keys_depend_on_thread_and_text_only() {
+        let a = idempotency_key(&ThreadId::from("PRRT_1"), "Fixed.");
+        assert_eq!(a, idempotency_key(&ThreadId::from("PRRT_1"), " Fixed.\n"));
+        assert_ne!(a, idempotency_key(&ThreadId::from("PRRT_2"), "Fixed."));
+        assert_ne!(a, idempotency_key(&ThreadId::from("PRRT_1"), "Fixed!"));
+    }
+
+    #[test]
+    fn a_forged_or_broken_key_is_not_found() {
+        assert_eq!(find_key("no key here"), None);
+        assert_eq!(find_key("<!-- review:idempotency-key= -->"), None);
+        assert_eq!(find_key("<!-- review:idempotency-key=zz; rm -rf -->"), None);
+        assert!(!is_marked(
+            "plain text <!-- review:idempotency-key=abc -->",
+            DEFAULT_AUTOMATED_HEADER
+        ));
+    }
+}

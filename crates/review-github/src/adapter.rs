@@ -1,0 +1,414 @@
+//! [`GitHubHost`]: the review-host port on GitHub.
+//!
+//! Reads are complete (see [`crate::reader`]). Resolves and minimizes go several to one GraphQL
+//! document under aliases, [`WriteSettings::batch_size`] at a time, each alias's result mapped
+//! back to its thread. Replies go one at a time, at least [`WriteSettings::post_interval`] apart
+//! (GitHub asks for about a second between content-creating requests), each carrying the
+//! automated header and a hidden idempotency key; one answered with 5xx or a timeout is retried
+//! only after re-reading the thread shows it did not land. Before the first reply, the viewer's
+//! pending (draft) review is looked for: a reply would vanish into it.
+
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use cynic::{MutationBuilder, QueryBuilder};
+use review_core::model::{CommentId, PullRequest, RepoId, ThreadId};
+use review_core::ports::{HostError, MinimizeReason, PostedComment, ReviewHost};
+use review_core::post;
+use tokio::sync::Mutex;
+
+use crate::client::{ApiError, Client, ClientError, Repeat};
+use crate::queries::{self as q, batch_document};
+use crate::reader::{ReadError, Reader};
+
+/// How writes are paced and batched.
+#[derive(Debug, Clone)]
+pub struct WriteSettings {
+    /// Resolves or minimizes per GraphQL document. GitHub counts each mutation as 5 points
+    /// against a secondary limit of 2,000 points a minute, and asks for no more than about 80
+    /// content-creating requests a minute; 20 per document keeps one document at 100 points and
+    /// a failed document cheap to retry.
+    pub batch_size: usize,
+    /// The least time between two posts (replies, comments).
+    pub post_interval: Duration,
+    /// The header every post must start with.
+    pub header: String,
+}
+
+impl Default for WriteSettings {
+    fn default() -> Self {
+        Self {
+            batch_size: 20,
+            post_interval: Duration::from_secs(1),
+            header: review_core::gate::DEFAULT_AUTOMATED_HEADER.to_owned(),
+        }
+    }
+}
+
+/// The review host on GitHub, for one pull request's writes.
+#[derive(Debug)]
+pub struct GitHubHost {
+    client: Client,
+    repo: RepoId,
+    number: u64,
+    settings: WriteSettings,
+    state: Mutex<WriteState>,
+}
+
+#[derive(Debug, Default)]
+struct WriteState {
+    pending_checked: bool,
+    last_post: Option<Instant>,
+}
+
+fn unavailable(message: impl Into<String>, source: Option<ClientError>) -> HostError {
+    HostError::Unavailable {
+        message: message.into(),
+        source: source.map(|e| Box::new(e) as review_core::ports::BoxError),
+    }
+}
+
+fn from_read(e: ReadError) -> HostError {
+    match e {
+        ReadError::RepoNotFound(_) | ReadError::PullRequestNotFound { .. } => {
+            HostError::NotFound(e.to_string())
+        }
+        other => unavailable(other.to_string(), None),
+    }
+}
+
+fn from_api(errors: &[&ApiError]) -> HostError {
+    let message = errors
+        .iter()
+        .map(|e| e.message.as_str())
+        .collect::<Vec<_>>()
+        .join("; ");
+    if errors
+        .iter()
+        .any(|e| e.kind.as_deref() == Some("NOT_FOUND"))
+    {
+        HostError::NotFound(message)
+    } else {
+        HostError::Refused(message)
+    }
+}
+
+impl GitHubHost {
+    /// A host for `repo#number` over `client`.
+    pub fn new(client: Client, repo: RepoId, number: u64, settings: WriteSettings) -> Self {
+        Self {
+            client,
+            repo,
+            number,
+            settings,
+            state: Mutex::new(WriteState::default()),
+        }
+    }
+
+    /// The client (for its request and point counts).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Runs `single` (a typed one-field mutation) for each item, `batch_size` per document, and
+    /// returns one result per item in order.
+    async fn batched(
+        &self,
+        name: &str,
+        single: &str,
+        items: &[serde_json::Map<String, serde_json::Value>],
+    ) -> Vec<Result<(), HostError>> {
+        let mut results = Vec::with_capacity(items.len());
+        for chunk in items.chunks(self.settings.batch_size.max(1)) {
+            let Some(document) = batch_document(single, name, chunk.len()) else {
+                results.extend(
+                    chunk
+                        .iter()
+                        .map(|_| Err(HostError::Refused("cannot build the batch".to_owned()))),
+                );
+                continue;
+            };
+            let mut variables = serde_json::Map::new();
+            for (i, vars) in chunk.iter().enumerate() {
+                for (k, v) in vars {
+                    variables.insert(format!("{k}{i}"), v.clone());
+                }
+            }
+            let body = serde_json::json!({
+                "query": document,
+                "variables": variables,
+                "operationName": name,
+            });
+            match self
+                .client
+                .send::<serde_json::Map<String, serde_json::Value>>(&body, Repeat::Safe)
+                .await
+            {
+                Err(e) => {
+                    let message = e.to_string();
+                    results.extend(
+                        chunk
+                            .iter()
+                            .map(|_| Err(unavailable(message.clone(), None))),
+                    );
+                }
+                Ok(response) => {
+                    let data = response.data.unwrap_or_default();
+                    for i in 0..chunk.len() {
+                        let alias = format!("r{i}");
+                        let errors: Vec<&ApiError> = response
+                            .errors
+                            .iter()
+                            .filter(|e| e.top_field() == Some(alias.as_str()))
+                            .collect();
+                        let landed = data.get(&alias).is_some_and(|v| !v.is_null());
+                        results.push(if !errors.is_empty() {
+                            Err(from_api(&errors))
+                        } else if landed {
+                            Ok(())
+                        } else if !response.errors.is_empty() {
+                            // Errors that name no alias: they may concern this one.
+                            Err(from_api(&response.errors.iter().collect::<Vec<_>>()))
+                        } else {
+                            Err(HostError::Refused(format!(
+                                "GitHub returned nothing for {alias}"
+                            )))
+                        });
+                    }
+                }
+            }
+        }
+        results
+    }
+
+    async fn check_pending_review(&self) -> Result<(), HostError> {
+        let mut state = self.state.lock().await;
+        if state.pending_checked {
+            return Ok(());
+        }
+        let number = i32::try_from(self.number)
+            .map_err(|_| HostError::NotFound(format!("#{}", self.number)))?;
+        let op = q::ViewerPendingReview::build(q::PullRequestVariables {
+            owner: self.repo.owner.clone(),
+            name: self.repo.name.clone(),
+            number,
+        });
+        let response = self
+            .client
+            .run(&op, Repeat::Safe)
+            .await
+            .map_err(|e| unavailable("cannot check for a pending review", Some(e)))?;
+        let pending = response
+            .data
+            .and_then(|d| d.repository)
+            .and_then(|r| r.pull_request)
+            .and_then(|p| p.reviews)
+            .and_then(|r| r.nodes)
+            .is_some_and(|nodes| nodes.into_iter().flatten().next().is_some());
+        if pending {
+            return Err(HostError::Refused(format!(
+                "you have a pending (draft) review on {}#{}: a reply would be absorbed into it \
+                 and nobody would see it; submit or discard the draft first",
+                self.repo, self.number
+            )));
+        }
+        state.pending_checked = true;
+        Ok(())
+    }
+
+    async fn pace(&self) {
+        let mut state = self.state.lock().await;
+        if let Some(last) = state.last_post {
+            let since = last.elapsed();
+            if since < self.settings.post_interval {
+                tokio::time::sleep(self.settings.post_interval - since).await;
+            }
+        }
+        state.last_post = Some(Instant::now());
+    }
+
+    /// Whether a comment carrying `key` is already in `thread` (reads every page).
+    async fn landed(
+        &self,
+        thread: &ThreadId,
+        key: &str,
+    ) -> Result<Option<PostedComment>, HostError> {
+        let reader = Reader::new(&self.client);
+        let mut after = None;
+        loop {
+            let (comments, next) = reader
+                .thread_comments(thread, after)
+                .await
+                .map_err(from_read)?;
+            if let Some(c) = comments
+                .iter()
+                .find(|c| post::find_key(&c.body) == Some(key))
+            {
+                return Ok(Some(PostedComment {
+                    id: c.id.clone(),
+                    url: c.url.clone(),
+                }));
+            }
+            match next {
+                Some(n) => after = Some(n),
+                None => return Ok(None),
+            }
+        }
+    }
+
+    async fn post_reply(
+        &self,
+        thread: &ThreadId,
+        body: &str,
+    ) -> Result<PostedComment, ClientError> {
+        self.pace().await;
+        let op = q::AddThreadReply::build(q::ReplyVariables {
+            thread_id: cynic::Id::new(&thread.0),
+            body: body.to_owned(),
+        });
+        let response = self.client.run(&op, Repeat::Once).await?;
+        let posted = response
+            .data
+            .and_then(|d| d.add_pull_request_review_thread_reply)
+            .and_then(|p| p.comment);
+        match posted {
+            Some(c) => Ok(PostedComment {
+                id: CommentId(c.id.into_inner()),
+                url: c.url.0,
+            }),
+            None => Err(ClientError::Http {
+                status: 200,
+                message: response
+                    .errors
+                    .iter()
+                    .map(|e| e.message.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            }),
+        }
+    }
+}
+
+#[async_trait]
+impl ReviewHost for GitHubHost {
+    async fn pull_request(&self, repo: &RepoId, number: u64) -> Result<PullRequest, HostError> {
+        Reader::new(&self.client)
+            .pull_request(repo, number)
+            .await
+            .map_err(from_read)
+    }
+
+    async fn resolve_threads(&self, threads: &[ThreadId]) -> Vec<Result<(), HostError>> {
+        let single = q::ResolveThread::build(q::ThreadVariables {
+            thread_id: cynic::Id::new(""),
+        })
+        .query;
+        let items: Vec<_> = threads
+            .iter()
+            .map(|t| {
+                let mut m = serde_json::Map::new();
+                m.insert(
+                    "threadId".to_owned(),
+                    serde_json::Value::String(t.0.clone()),
+                );
+                m
+            })
+            .collect();
+        self.batched("ResolveThreads", &single, &items).await
+    }
+
+    async fn unresolve_thread(&self, thread: &ThreadId) -> Result<(), HostError> {
+        let op = q::UnresolveThread::build(q::ThreadVariables {
+            thread_id: cynic::Id::new(&thread.0),
+        });
+        let response = self
+            .client
+            .run(&op, Repeat::Safe)
+            .await
+            .map_err(|e| unavailable(format!("cannot reopen {thread}"), Some(e)))?;
+        let done = response
+            .data
+            .and_then(|d| d.unresolve_review_thread)
+            .and_then(|p| p.thread)
+            .is_some();
+        if done {
+            Ok(())
+        } else {
+            Err(from_api(&response.errors.iter().collect::<Vec<_>>()))
+        }
+    }
+
+    async fn reply(&self, thread: &ThreadId, body: &str) -> Result<PostedComment, HostError> {
+        if body.trim().is_empty() {
+            return Err(HostError::Refused("a reply cannot be empty".to_owned()));
+        }
+        let Some(key) = post::find_key(body).map(str::to_owned) else {
+            return Err(HostError::Refused(
+                "a reply must carry the idempotency key (review_core::post::marked_body)"
+                    .to_owned(),
+            ));
+        };
+        if !post::is_marked(body, &self.settings.header) {
+            return Err(HostError::Refused(
+                "a reply must start with the automated-comment header".to_owned(),
+            ));
+        }
+        self.check_pending_review().await?;
+        match self.post_reply(thread, body).await {
+            Ok(posted) => Ok(posted),
+            Err(ClientError::Uncertain(why)) => {
+                // It may have landed: look before posting again.
+                if let Some(posted) = self.landed(thread, &key).await? {
+                    return Ok(posted);
+                }
+                self.post_reply(thread, body).await.map_err(|e| match e {
+                    ClientError::Uncertain(again) => unavailable(
+                        format!("the reply may not have been posted ({why}; then {again}); run again to check"),
+                        None,
+                    ),
+                    other => unavailable("posting the reply failed", Some(other)),
+                })
+            }
+            Err(ClientError::Http {
+                status: 200,
+                message,
+            }) => {
+                let not_found = message.to_ascii_lowercase().contains("could not resolve");
+                Err(if not_found {
+                    HostError::NotFound(format!("thread {thread}: {message}"))
+                } else {
+                    HostError::Refused(message)
+                })
+            }
+            Err(e) => Err(unavailable("posting the reply failed", Some(e))),
+        }
+    }
+
+    async fn minimize(&self, comment: &CommentId, reason: MinimizeReason) -> Result<(), HostError> {
+        let classifier = match reason {
+            MinimizeReason::Resolved => "RESOLVED",
+            MinimizeReason::Outdated => "OUTDATED",
+            MinimizeReason::Duplicate => "DUPLICATE",
+            MinimizeReason::OffTopic => "OFF_TOPIC",
+        };
+        let single = q::MinimizeComment::build(q::MinimizeVariables {
+            subject_id: cynic::Id::new(""),
+            classifier: q::ReportedContentClassifiers::Resolved,
+        })
+        .query;
+        let mut item = serde_json::Map::new();
+        item.insert(
+            "subjectId".to_owned(),
+            serde_json::Value::String(comment.0.clone()),
+        );
+        item.insert(
+            "classifier".to_owned(),
+            serde_json::Value::String(classifier.to_owned()),
+        );
+        self.batched("MinimizeComments", &single, &[item])
+            .await
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| Err(HostError::Refused("no result".to_owned())))
+    }
+}

@@ -1,0 +1,418 @@
+//! Complete reads: a pull request with every thread, every comment of every thread, every review
+//! and every top-level comment, at the lowest request count the API allows.
+//!
+//! Requests for T threads: 1 (the PR with the first page of threads, reviews and comments) +
+//! (ceil(T/100) - 1) + one per extra page of comments of a long thread + the extra pages of
+//! reviews and top-level comments. Nothing per thread.
+//!
+//! A page of threads, reviews or comments that cannot be read fails the whole read: a shorter
+//! list would be a silent truncation. A later page of one thread's comments that cannot be read
+//! marks that thread `all_comments_read = false`, and the rules then leave it alone.
+
+use cynic::QueryBuilder;
+use review_core::model::{
+    Author, AuthorKind, Comment, CommentId, CommitId, IssueComment, LineRange, PrState,
+    PullRequest, RepoId, Review, ReviewId, ReviewState, SubjectType, Thread, ThreadId,
+};
+
+use crate::client::{Client, ClientError, Repeat, Response};
+use crate::queries as q;
+
+/// Why a pull request could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// No such repository, or the token cannot see it.
+    #[error("repository {0} not found, or the token cannot see it")]
+    RepoNotFound(RepoId),
+    /// No such pull request.
+    #[error("pull request {repo}#{number} not found")]
+    PullRequestNotFound {
+        /// The repository.
+        repo: RepoId,
+        /// The number.
+        number: u64,
+    },
+    /// A request failed.
+    #[error("reading {what} failed")]
+    Request {
+        /// What was being read.
+        what: String,
+        /// Why.
+        #[source]
+        source: ClientError,
+    },
+    /// GitHub answered with errors and no data.
+    #[error("reading {what} failed: {message}")]
+    Api {
+        /// What was being read.
+        what: String,
+        /// GitHub's messages.
+        message: String,
+    },
+}
+
+fn author(actor: Option<q::Actor>) -> Option<Author> {
+    actor.map(|a| {
+        let kind = match a.__typename.as_str() {
+            "User" => AuthorKind::User,
+            "Bot" => AuthorKind::Bot,
+            "Organization" => AuthorKind::Organization,
+            "Mannequin" => AuthorKind::Mannequin,
+            _ => AuthorKind::Unknown,
+        };
+        Author::new(a.login, kind)
+    })
+}
+
+fn line_range(start: Option<i32>, line: Option<i32>) -> Option<LineRange> {
+    let end = u32::try_from(line?).ok()?;
+    let start = start.and_then(|s| u32::try_from(s).ok()).unwrap_or(end);
+    Some(LineRange::new(start, end))
+}
+
+fn comment(c: q::ReviewComment) -> Comment {
+    Comment {
+        id: CommentId(c.id.into_inner()),
+        author: author(c.author),
+        body: c.body,
+        created_at: c.created_at.0,
+        url: c.url.0,
+        diff_hunk: Some(c.diff_hunk).filter(|h| !h.is_empty()),
+        review_id: c.pull_request_review.map(|r| ReviewId(r.id.into_inner())),
+    }
+}
+
+fn comments(connection: q::CommentConnection) -> (Vec<Comment>, Option<String>) {
+    let next = next_cursor(&connection.page_info);
+    let list = connection
+        .nodes
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .map(comment)
+        .collect();
+    (list, next)
+}
+
+fn next_cursor(page: &q::PageInfo) -> Option<String> {
+    if page.has_next_page {
+        page.end_cursor.clone()
+    } else {
+        None
+    }
+}
+
+/// A thread read so far, and the cursor of its next comment page.
+struct PartThread {
+    thread: Thread,
+    next: Option<String>,
+}
+
+fn thread(t: q::ReviewThread) -> PartThread {
+    let (list, next) = comments(t.comments);
+    PartThread {
+        thread: Thread {
+            id: ThreadId(t.id.into_inner()),
+            is_resolved: t.is_resolved,
+            is_outdated: t.is_outdated,
+            path: t.path,
+            lines: line_range(t.start_line, t.line),
+            subject_type: match t.subject_type {
+                q::SubjectType::File => SubjectType::File,
+                q::SubjectType::Line => SubjectType::Line,
+            },
+            comments: list,
+            all_comments_read: next.is_none(),
+        },
+        next,
+    }
+}
+
+fn review(r: q::PullRequestReview) -> Review {
+    Review {
+        id: ReviewId(r.id.into_inner()),
+        author: author(r.author),
+        state: match r.state {
+            q::ReviewState::Approved => ReviewState::Approved,
+            q::ReviewState::ChangesRequested => ReviewState::ChangesRequested,
+            q::ReviewState::Commented => ReviewState::Commented,
+            q::ReviewState::Dismissed => ReviewState::Dismissed,
+            q::ReviewState::Pending => ReviewState::Pending,
+        },
+        body: r.body,
+        submitted_at: r.submitted_at.map(|d| d.0),
+        commit: r.commit.map(|c| CommitId(c.oid.0)),
+    }
+}
+
+fn issue_comment(c: q::IssueComment) -> IssueComment {
+    IssueComment {
+        id: CommentId(c.id.into_inner()),
+        author: author(c.author),
+        body: c.body,
+        created_at: c.created_at.0,
+        url: c.url.0,
+    }
+}
+
+fn api_message(errors: &[crate::client::ApiError]) -> String {
+    if errors.is_empty() {
+        "GitHub returned no data".to_owned()
+    } else {
+        errors
+            .iter()
+            .map(|e| e.message.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// Reads pull requests completely through a [`Client`].
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    client: &'a Client,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader over `client`.
+    pub fn new(client: &'a Client) -> Self {
+        Self { client }
+    }
+
+    async fn fetch<Q, V>(&self, op: cynic::Operation<Q, V>, what: &str) -> Result<Q, ReadError>
+    where
+        Q: serde::de::DeserializeOwned,
+        V: serde::Serialize,
+    {
+        let Response { data, errors } =
+            self.client
+                .run(&op, Repeat::Safe)
+                .await
+                .map_err(|source| ReadError::Request {
+                    what: what.to_owned(),
+                    source,
+                })?;
+        match data {
+            Some(d) if errors.is_empty() => Ok(d),
+            _ => Err(ReadError::Api {
+                what: what.to_owned(),
+                message: api_message(&errors),
+            }),
+        }
+    }
+
+    fn count_points(&self, rate: Option<&q::RateLimit>) {
+        let cost = rate.map_or(1, |r| u64::try_from(r.cost).unwrap_or(1));
+        self.client.add_points(cost);
+    }
+
+    /// Reads `repo#number` whole: every thread (resolved ones included), every comment, every
+    /// review and top-level comment.
+    pub async fn pull_request(&self, repo: &RepoId, number: u64) -> Result<PullRequest, ReadError> {
+        let int_number = i32::try_from(number).map_err(|_| ReadError::PullRequestNotFound {
+            repo: repo.clone(),
+            number,
+        })?;
+        let first = self
+            .fetch(
+                q::PullRequestFirstPage::build(q::PullRequestVariables {
+                    owner: repo.owner.clone(),
+                    name: repo.name.clone(),
+                    number: int_number,
+                }),
+                &format!("pull request {repo}#{number}"),
+            )
+            .await?;
+        self.count_points(first.rate_limit.as_ref());
+        let repository = first
+            .repository
+            .ok_or_else(|| ReadError::RepoNotFound(repo.clone()))?;
+        let head = repository
+            .pull_request
+            .ok_or_else(|| ReadError::PullRequestNotFound {
+                repo: repo.clone(),
+                number,
+            })?;
+
+        let page_vars = |after: String| q::PageVariables {
+            owner: repo.owner.clone(),
+            name: repo.name.clone(),
+            number: int_number,
+            after,
+        };
+
+        // Threads, page by page.
+        let mut threads: Vec<PartThread> = Vec::new();
+        let mut next = next_cursor(&head.review_threads.page_info);
+        threads.extend(
+            head.review_threads
+                .nodes
+                .unwrap_or_default()
+                .into_iter()
+                .flatten()
+                .map(thread),
+        );
+        while let Some(after) = next.take() {
+            let page = self
+                .fetch(
+                    q::ThreadsPage::build(page_vars(after)),
+                    "a page of review threads",
+                )
+                .await?;
+            self.count_points(page.rate_limit.as_ref());
+            let connection = page
+                .repository
+                .and_then(|r| r.pull_request)
+                .map(|p| p.review_threads)
+                .ok_or_else(|| ReadError::Api {
+                    what: "a page of review threads".to_owned(),
+                    message: "the pull request disappeared while it was being read".to_owned(),
+                })?;
+            next = next_cursor(&connection.page_info);
+            threads.extend(
+                connection
+                    .nodes
+                    .unwrap_or_default()
+                    .into_iter()
+                    .flatten()
+                    .map(thread),
+            );
+        }
+
+        // The rest of each long thread. A page that fails leaves the thread marked partly read.
+        for part in &mut threads {
+            while let Some(after) = part.next.take() {
+                match self.thread_comments(&part.thread.id, Some(after)).await {
+                    Ok((more, next)) => {
+                        part.thread.comments.extend(more);
+                        part.next = next;
+                        part.thread.all_comments_read = part.next.is_none();
+                    }
+                    Err(_) => {
+                        part.thread.all_comments_read = false;
+                        break;
+                    }
+                }
+            }
+        }
+
+        // Reviews and top-level comments.
+        let mut reviews = Vec::new();
+        if let Some(connection) = head.reviews {
+            let mut next = next_cursor(&connection.page_info);
+            reviews.extend(
+                connection
+                    .nodes
+                    .unwrap_or_default()
+                    .into_iter()
+                    .flatten()
+                    .map(review),
+            );
+            while let Some(after) = next.take() {
+                let page = self
+                    .fetch(q::ReviewsPage::build(page_vars(after)), "a page of reviews")
+                    .await?;
+                self.count_points(page.rate_limit.as_ref());
+                let Some(connection) = page
+                    .repository
+                    .and_then(|r| r.pull_request)
+                    .and_then(|p| p.reviews)
+                else {
+                    break;
+                };
+                next = next_cursor(&connection.page_info);
+                reviews.extend(
+                    connection
+                        .nodes
+                        .unwrap_or_default()
+                        .into_iter()
+                        .flatten()
+                        .map(review),
+                );
+            }
+        }
+        let mut issue_comments = Vec::new();
+        let mut next = next_cursor(&head.comments.page_info);
+        issue_comments.extend(
+            head.comments
+                .nodes
+                .unwrap_or_default()
+                .into_iter()
+                .flatten()
+                .map(issue_comment),
+        );
+        while let Some(after) = next.take() {
+            let page = self
+                .fetch(
+                    q::IssueCommentsPage::build(page_vars(after)),
+                    "a page of PR comments",
+                )
+                .await?;
+            self.count_points(page.rate_limit.as_ref());
+            let connection = page
+                .repository
+                .and_then(|r| r.pull_request)
+                .map(|p| p.comments)
+                .ok_or_else(|| ReadError::Api {
+                    what: "a page of PR comments".to_owned(),
+                    message: "the pull request disappeared while it was being read".to_owned(),
+                })?;
+            next = next_cursor(&connection.page_info);
+            issue_comments.extend(
+                connection
+                    .nodes
+                    .unwrap_or_default()
+                    .into_iter()
+                    .flatten()
+                    .map(issue_comment),
+            );
+        }
+
+        Ok(PullRequest {
+            repo: repo.clone(),
+            number,
+            id: head.id.into_inner(),
+            title: head.title,
+            url: head.url.0,
+            state: match head.state {
+                q::PullRequestState::Open => PrState::Open,
+                q::PullRequestState::Closed => PrState::Closed,
+                q::PullRequestState::Merged => PrState::Merged,
+            },
+            author: author(head.author),
+            head_ref: head.head_ref_name,
+            base_ref: head.base_ref_name,
+            head_sha: CommitId(head.head_ref_oid.0),
+            reviews,
+            comments: issue_comments,
+            threads: threads.into_iter().map(|p| p.thread).collect(),
+        })
+    }
+
+    /// One page of a thread's comments, from the start (`after = None`) or after a cursor.
+    /// Returns the comments and the next page's cursor.
+    pub async fn thread_comments(
+        &self,
+        thread: &ThreadId,
+        after: Option<String>,
+    ) -> Result<(Vec<Comment>, Option<String>), ReadError> {
+        let what = format!("the comments of thread {thread}");
+        let page = self
+            .fetch(
+                q::ThreadCommentsPage::build(q::ThreadCommentsVariables {
+                    id: cynic::Id::new(&thread.0),
+                    after,
+                }),
+                &what,
+            )
+            .await?;
+        self.count_points(page.rate_limit.as_ref());
+        match page.node {
+            Some(q::ThreadNode::PullRequestReviewThread(t)) => Ok(comments(t.comments)),
+            _ => Err(ReadError::Api {
+                what,
+                message: "no such review thread".to_owned(),
+            }),
+        }
+    }
+}
