@@ -47,7 +47,7 @@ fn usage(message: String, hint: &str) -> CliError {
 
 /// Maps a read failure to the CLI's errors (not found: exit 5; GitHub trouble: exit 4).
 pub fn read_error(e: ReadError) -> CliError {
-    match &e {
+    match e {
         ReadError::RepoNotFound(_) | ReadError::PullRequestNotFound { .. } => CliError::NotFound {
             message: e.to_string(),
             hint: Some(
@@ -55,9 +55,25 @@ pub fn read_error(e: ReadError) -> CliError {
                     .to_owned(),
             ),
         },
-        _ => CliError::GitHub {
+        ReadError::Request { what, source } => {
+            let hint = match &source {
+                review_github::client::ClientError::BadCredentials => {
+                    "check GH_TOKEN / GITHUB_TOKEN, or run `gh auth login`".to_owned()
+                }
+                review_github::client::ClientError::RateLimited { .. } => {
+                    "wait for the reset, then run again; nothing was changed".to_owned()
+                }
+                _ => "run again; nothing was changed".to_owned(),
+            };
+            CliError::GitHub {
+                message: format!("reading {what} failed"),
+                source: Some(Box::new(source)),
+                hint: Some(hint),
+            }
+        }
+        ReadError::Api { .. } => CliError::GitHub {
             message: e.to_string(),
-            source: Some(Box::new(e)),
+            source: None,
             hint: Some("run again; nothing was changed".to_owned()),
         },
     }

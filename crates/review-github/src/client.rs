@@ -205,10 +205,25 @@ impl Client {
     ///
     /// Must be called inside a tokio runtime.
     pub fn new(graphql_url: &str, token: &Token, policy: RetryPolicy) -> Result<Self, ClientError> {
-        let url: http::Uri = graphql_url
+        let full: http::Uri = graphql_url
+            .parse()
+            .map_err(|e| ClientError::Build(format!("`{graphql_url}`: {e}")))?;
+        let (Some(scheme), Some(authority)) = (full.scheme_str(), full.authority()) else {
+            return Err(ClientError::Build(format!(
+                "`{graphql_url}` is not an absolute URL"
+            )));
+        };
+        // octocrab sends the token only to its base host (or api.github.com), so the endpoint's
+        // host is the base and requests name only the path.
+        let base = format!("{scheme}://{authority}/");
+        let url: http::Uri = full
+            .path_and_query()
+            .map_or("/", http::uri::PathAndQuery::as_str)
             .parse()
             .map_err(|e| ClientError::Build(format!("`{graphql_url}`: {e}")))?;
         let crab = octocrab::Octocrab::builder()
+            .base_uri(base.as_str())
+            .map_err(|e| ClientError::Build(format!("`{base}`: {e}")))?
             .personal_token(token.expose().to_owned())
             .set_connect_timeout(Some(Duration::from_secs(10)))
             .set_read_timeout(Some(policy.request_timeout))

@@ -192,8 +192,13 @@ impl<'a> Reader<'a> {
                     what: what.to_owned(),
                     source,
                 })?;
+        // A field GitHub could not find comes back null beside a NOT_FOUND error; the callers
+        // turn the null into a typed "not found".
+        let only_not_found = errors
+            .iter()
+            .all(|e| e.kind.as_deref() == Some("NOT_FOUND"));
         match data {
-            Some(d) if errors.is_empty() => Ok(d),
+            Some(d) if only_not_found => Ok(d),
             _ => Err(ReadError::Api {
                 what: what.to_owned(),
                 message: api_message(&errors),

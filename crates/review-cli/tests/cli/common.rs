@@ -68,15 +68,24 @@ impl TestEnvironment {
 
     /// Runs `review` with `args`, an empty environment (but a fake token), in the temp dir.
     pub fn run(&self, args: &[&str]) -> Output {
-        let out = Command::new(env!("CARGO_BIN_EXE_review"))
-            .args(args)
+        self.run_with(args, &[])
+    }
+
+    /// Runs `review` with `args` and extra environment variables.
+    pub fn run_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_review"));
+        cmd.args(args)
             .current_dir(self.dir())
             .env_clear()
             .env("HOME", self.dir())
-            .env("GH_TOKEN", "test-token-not-used")
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("GH_TOKEN", "test-token")
             .env("NO_COLOR", "1")
-            .output()
-            .expect("the review binary runs");
+            .stdin(std::process::Stdio::null());
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().expect("the review binary runs");
         Output {
             stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
             stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
@@ -88,6 +97,28 @@ impl TestEnvironment {
     pub fn normalize(&self, text: &str) -> String {
         let tmp = self.dir().to_string_lossy().into_owned();
         let root = workspace_root().to_string_lossy().into_owned();
-        text.replace(&tmp, "[TEMP]").replace(&root, "[ROOT]")
+        let mut text = text.replace(&tmp, "[TEMP]").replace(&root, "[ROOT]");
+        // Local server ports.
+        while let Some(at) = text.find("127.0.0.1:") {
+            let end = text[at + 10..]
+                .find(|c: char| !c.is_ascii_digit())
+                .map_or(text.len(), |e| at + 10 + e);
+            text.replace_range(at..end, "[LOCALHOST]");
+        }
+        text
     }
+}
+
+/// Runs git in `dir`, failing the test if it fails.
+pub fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?} failed");
 }

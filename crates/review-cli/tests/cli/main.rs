@@ -2,4 +2,5 @@
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 mod common;
+mod test_live;
 mod test_triage;

@@ -1,0 +1,9 @@
+//! Integration tests of the GitHub adapter against the fake GitHub.
+#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
+#![allow(clippy::print_stderr, reason = "a skipped check says so")]
+
+mod common;
+mod schema_subset;
+mod test_failures;
+mod test_read;
+mod test_write;

@@ -1,0 +1,144 @@
+//! Complete reads: every thread, every comment, at the lowest request count.
+
+use review_core::gate::AutomationSettings;
+use review_core::model::ThreadId;
+use review_github::reader::{ReadError, Reader};
+use review_test_support::PrBuilder;
+use review_test_support::github::{large_pull_request, with_human_reply};
+
+use crate::common::{fast_policy, repo, setup};
+
+/// The lower bound of requests for a PR: ceil(T/100) thread pages (at least one), plus the extra
+/// comment pages of long threads, plus the review and top-level comment pages beyond the first.
+fn lower_bound(pr: &review_core::model::PullRequest) -> usize {
+    let pages = |n: usize| n.div_ceil(100).max(1);
+    pages(pr.threads.len())
+        + pr.threads
+            .iter()
+            .map(|t| pages(t.comments.len()) - 1)
+            .sum::<usize>()
+        + (pages(pr.reviews.len()) - 1)
+        + (pages(pr.comments.len()) - 1)
+}
+
+#[tokio::test]
+async fn reads_250_threads_and_finds_the_human_reply_at_comment_140() {
+    let pr = with_human_reply(large_pull_request(250, 2, &[(7, 150)]), 7, 140);
+    let expected_requests = lower_bound(&pr);
+    let s = setup(pr.clone(), fast_policy()).await;
+    let read = Reader::new(&s.client)
+        .pull_request(&repo(), pr.number)
+        .await
+        .unwrap();
+
+    assert_eq!(read.threads.len(), 250);
+    let long = &read.threads[7];
+    assert_eq!(long.comments.len(), 150, "the continuation pages were read");
+    assert!(long.all_comments_read);
+    assert_eq!(
+        long.comments, pr.threads[7].comments,
+        "every comment, in order"
+    );
+    assert!(
+        AutomationSettings::default().thread_is_human(long, &read),
+        "the one human reply, on the second page, makes the thread human"
+    );
+    assert_eq!(read.threads, pr.threads);
+    assert_eq!(read.reviews.len(), pr.reviews.len());
+
+    // Requests: the lower bound exactly, and nothing per thread.
+    assert_eq!(s.github.requests().len(), expected_requests);
+    assert_eq!(s.github.count("ThreadsPage"), 2);
+    assert_eq!(s.github.count("ThreadCommentsPage"), 1);
+    assert_eq!(s.client.stats().requests as usize, expected_requests);
+    assert_eq!(s.client.stats().points, s.github.points());
+}
+
+#[tokio::test]
+async fn a_small_pr_is_one_request() {
+    let pr = PrBuilder::new()
+        .thread(
+            "T1",
+            "src/lib.rs",
+            3,
+            &[(review_test_support::bot("coderabbitai"), "x")],
+        )
+        .build();
+    let s = setup(pr.clone(), fast_policy()).await;
+    let read = Reader::new(&s.client)
+        .pull_request(&repo(), 1)
+        .await
+        .unwrap();
+    assert_eq!(read.threads.len(), 1);
+    assert_eq!(read.head_sha, pr.head_sha);
+    assert_eq!(read.author, pr.author);
+    assert_eq!(s.github.requests().len(), 1);
+    let auth = s.github.requests()[0].authorization.clone().unwrap();
+    assert_eq!(auth, "Bearer test-token");
+}
+
+#[tokio::test]
+async fn a_missing_pr_or_repo_is_named() {
+    let s = setup(PrBuilder::new().build(), fast_policy()).await;
+    let err = Reader::new(&s.client)
+        .pull_request(&repo(), 99)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ReadError::PullRequestNotFound { number: 99, .. } | ReadError::Api { .. }
+        ),
+        "{err}"
+    );
+    let other = review_core::model::RepoId::parse("acme/nothing").unwrap();
+    let err = Reader::new(&s.client)
+        .pull_request(&other, 1)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("acme/nothing"), "{err}");
+}
+
+#[tokio::test]
+async fn a_failed_continuation_page_marks_only_that_thread_partly_read() {
+    let pr = large_pull_request(3, 2, &[(1, 130)]);
+    let s = setup(pr.clone(), fast_policy()).await;
+    s.github
+        .inject(review_test_support::github::Fault::ServerError {
+            operation: Some("ThreadCommentsPage".to_owned()),
+            status: 502,
+            times: 10,
+        });
+    let read = Reader::new(&s.client)
+        .pull_request(&repo(), pr.number)
+        .await
+        .unwrap();
+    let partial: Vec<&ThreadId> = read
+        .threads
+        .iter()
+        .filter(|t| !t.all_comments_read)
+        .map(|t| &t.id)
+        .collect();
+    assert_eq!(partial, vec![&pr.threads[1].id]);
+    assert_eq!(read.threads[1].comments.len(), 100, "what was read is kept");
+}
+
+#[tokio::test]
+async fn a_failed_page_of_threads_fails_the_read_instead_of_truncating() {
+    let pr = large_pull_request(150, 1, &[]);
+    let s = setup(pr.clone(), fast_policy()).await;
+    s.github
+        .inject(review_test_support::github::Fault::ServerError {
+            operation: Some("ThreadsPage".to_owned()),
+            status: 502,
+            times: 10,
+        });
+    let err = Reader::new(&s.client)
+        .pull_request(&repo(), pr.number)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("a page of review threads"),
+        "{err}"
+    );
+}
