@@ -112,6 +112,7 @@ fn main() -> Result<(), ReconcileError> {
         head_ref: "dana/widget-export".to_owned(),
         base_ref: "main".to_owned(),
         head_sha: CommitId::from("9c4e2b7a1f03d58e6b2c91a7f4d0e3b58a6c2f19"),
+        checks: None,
         reviews: Vec::new(),
         comments: Vec::new(),
         threads: vec![flush, question, nit],

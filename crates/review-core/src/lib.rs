@@ -31,6 +31,7 @@
 //!     head_ref: "widgets".into(),
 //!     base_ref: "main".into(),
 //!     head_sha: CommitId::from("0123456789abcdef0123456789abcdef01234567"),
+//!     checks: None,
 //!     reviews: vec![],
 //!     comments: vec![],
 //!     threads: vec![Thread {

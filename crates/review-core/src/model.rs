@@ -297,6 +297,22 @@ pub struct Review {
     pub commit: Option<CommitId>,
 }
 
+/// The combined state of the checks and statuses on the PR's head commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ChecksState {
+    /// A status errored.
+    Error,
+    /// A required status has not reported yet.
+    Expected,
+    /// A check failed.
+    Failure,
+    /// Checks are running.
+    Pending,
+    /// Every check passed.
+    Success,
+}
+
 /// A top-level comment on the pull request's conversation (not attached to a line).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IssueComment {
@@ -342,6 +358,9 @@ pub struct PullRequest {
     pub base_ref: String,
     /// The head commit on the host.
     pub head_sha: CommitId,
+    /// The combined checks state of the head commit, if it has any checks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks: Option<ChecksState>,
     /// Review submissions.
     #[serde(default)]
     pub reviews: Vec<Review>,

@@ -168,6 +168,21 @@ pub enum PullRequestState {
     Open,
 }
 
+#[derive(cynic::Enum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusState {
+    Error,
+    Expected,
+    Failure,
+    Pending,
+    Success,
+}
+
+#[derive(cynic::QueryFragment, Debug, Clone)]
+#[cynic(graphql_type = "StatusCheckRollup")]
+pub struct CheckRollup {
+    pub state: StatusState,
+}
+
 // ---------------------------------------------------------------------------------------------
 // PullRequestFirstPage: the PR, and the first page of threads, reviews and comments.
 
@@ -205,6 +220,7 @@ pub struct PullRequestHead {
     pub head_ref_oid: GitObjectId,
     pub base_ref_name: String,
     pub author: Option<Actor>,
+    pub status_check_rollup: Option<CheckRollup>,
     #[arguments(first: 100)]
     pub review_threads: ThreadConnection,
     #[arguments(first: 100)]

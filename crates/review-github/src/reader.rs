@@ -11,8 +11,8 @@
 
 use cynic::QueryBuilder;
 use review_core::model::{
-    Author, AuthorKind, Comment, CommentId, CommitId, IssueComment, LineRange, PrState,
-    PullRequest, RepoId, Review, ReviewId, ReviewState, SubjectType, Thread, ThreadId,
+    Author, AuthorKind, ChecksState, Comment, CommentId, CommitId, IssueComment, LineRange,
+    PrState, PullRequest, RepoId, Review, ReviewId, ReviewState, SubjectType, Thread, ThreadId,
 };
 
 use crate::client::{Client, ClientError, Repeat, Response};
@@ -388,6 +388,13 @@ impl<'a> Reader<'a> {
             head_ref: head.head_ref_name,
             base_ref: head.base_ref_name,
             head_sha: CommitId(head.head_ref_oid.0),
+            checks: head.status_check_rollup.map(|r| match r.state {
+                q::StatusState::Error => ChecksState::Error,
+                q::StatusState::Expected => ChecksState::Expected,
+                q::StatusState::Failure => ChecksState::Failure,
+                q::StatusState::Pending => ChecksState::Pending,
+                q::StatusState::Success => ChecksState::Success,
+            }),
             reviews,
             comments: issue_comments,
             threads: threads.into_iter().map(|p| p.thread).collect(),

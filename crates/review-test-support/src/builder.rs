@@ -49,6 +49,7 @@ impl PrBuilder {
                 head_ref: "feature".to_owned(),
                 base_ref: "main".to_owned(),
                 head_sha: CommitId(HEAD_SHA.to_owned()),
+                checks: None,
                 reviews: Vec::new(),
                 comments: Vec::new(),
                 threads: Vec::new(),

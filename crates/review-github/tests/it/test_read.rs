@@ -78,6 +78,28 @@ async fn a_small_pr_is_one_request() {
 }
 
 #[tokio::test]
+async fn the_heads_checks_state_is_read() {
+    let pr = PrBuilder::new()
+        .with_pr(|p| p.checks = Some(review_core::model::ChecksState::Failure))
+        .build();
+    let s = setup(pr, fast_policy()).await;
+    let read = Reader::new(&s.client)
+        .pull_request(&repo(), 1)
+        .await
+        .unwrap();
+    assert_eq!(read.checks, Some(review_core::model::ChecksState::Failure));
+    let s = setup(PrBuilder::new().build(), fast_policy()).await;
+    assert_eq!(
+        Reader::new(&s.client)
+            .pull_request(&repo(), 1)
+            .await
+            .unwrap()
+            .checks,
+        None
+    );
+}
+
+#[tokio::test]
 async fn a_missing_pr_or_repo_is_named() {
     let s = setup(PrBuilder::new().build(), fast_policy()).await;
     let err = Reader::new(&s.client)

@@ -594,6 +594,8 @@ enum Obj<'a> {
     Owner(&'a str),
     Commit(&'a str),
     Ref(&'a str),
+    /// The checks state of a PR's head, as GitHub spells it.
+    Rollup(&'a str, &'static str),
     Conn {
         ty: &'static str,
         items: Vec<Self>,
@@ -627,6 +629,7 @@ impl Obj<'_> {
             Self::Owner(_) => "User",
             Self::Commit(_) => "Commit",
             Self::Ref(_) => "Ref",
+            Self::Rollup(..) => "StatusCheckRollup",
             Self::Conn { ty, .. } | Self::Payload { ty, .. } => ty,
             Self::PageInfo { .. } => "PageInfo",
             Self::RateLimit => "RateLimit",
@@ -1149,6 +1152,8 @@ impl<'a> Exec<'a> {
             (Obj::Actor(login, _) | Obj::Owner(login), "login") => leaf(*login),
             (Obj::Commit(oid), "oid") => leaf(*oid),
             (Obj::Ref(name), "name") => leaf(*name),
+            (Obj::Rollup(head, _), "id") => leaf(format!("SCR_{head}")),
+            (Obj::Rollup(_, state), "state") => leaf(*state),
             (Obj::Ref(_), "prefix") => leaf("refs/heads/"),
 
             (Obj::Conn { items, .. }, "nodes") => {
@@ -1213,6 +1218,18 @@ impl<'a> Exec<'a> {
             "baseRefName" => leaf(pr.base_ref.clone()),
             "author" => Ok(actor(pr.author.as_ref())),
             "headRepositoryOwner" => Ok(Out::Obj(Obj::Owner(&e.head_owner))),
+            "statusCheckRollup" => Ok(pr.checks.map_or(Out::Null, |c| {
+                Out::Obj(Obj::Rollup(
+                    &pr.head_sha.0,
+                    match c {
+                        review_core::model::ChecksState::Error => "ERROR",
+                        review_core::model::ChecksState::Expected => "EXPECTED",
+                        review_core::model::ChecksState::Failure => "FAILURE",
+                        review_core::model::ChecksState::Pending => "PENDING",
+                        review_core::model::ChecksState::Success => "SUCCESS",
+                    },
+                ))
+            })),
             "repository" => Ok(self.repo_of(e)),
             "reviewThreads" => {
                 let items = pr.threads.iter().map(|t| Obj::Thread(e, t)).collect();

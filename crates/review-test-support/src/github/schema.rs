@@ -129,6 +129,7 @@ const PULL_REQUEST: &[FieldDef] = &[
     f("baseRefName", "String!"),
     f("author", "Actor"),
     f("headRepositoryOwner", "RepositoryOwner"),
+    f("statusCheckRollup", "StatusCheckRollup"),
     f("repository", "Repository!"),
     fa("reviewThreads", "PullRequestReviewThreadConnection!", PAGE),
     fa(
@@ -248,6 +249,8 @@ const MINIMIZE_PAYLOAD: &[FieldDef] = &[
     f("minimizedComment", "Minimizable"),
 ];
 
+const ROLLUP: &[FieldDef] = &[f("id", "ID!"), f("state", "StatusState!")];
+
 /// The account types an `Actor` may be.
 pub(crate) const ACTOR_TYPES: &[&str] = &[
     "User",
@@ -282,6 +285,7 @@ pub(crate) fn kind(name: &str) -> Option<Kind> {
         "User" | "Bot" | "Organization" | "Mannequin" | "EnterpriseUserAccount" => Object(ACTOR),
         "Commit" => Object(COMMIT),
         "Ref" => Object(REF),
+        "StatusCheckRollup" => Object(ROLLUP),
         "PageInfo" => Object(PAGE_INFO),
         "RateLimit" => Object(RATE_LIMIT),
         "PullRequestReviewThreadConnection" => Object(THREAD_CONNECTION),
@@ -308,6 +312,7 @@ pub(crate) fn kind(name: &str) -> Option<Kind> {
             "PENDING",
         ]),
         "PullRequestReviewThreadSubjectType" => Enum(&["FILE", "LINE"]),
+        "StatusState" => Enum(&["ERROR", "EXPECTED", "FAILURE", "PENDING", "SUCCESS"]),
         "DiffSide" => Enum(&["LEFT", "RIGHT"]),
         "ReportedContentClassifiers" => Enum(CLASSIFIERS),
         "ResolveReviewThreadInput" | "UnresolveReviewThreadInput" => {
