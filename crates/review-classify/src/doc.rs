@@ -172,6 +172,34 @@ impl Doc {
         self.plain.get(i).map_or("", String::as_str)
     }
 
+    /// Prose line `i`, joined with the lines that follow it in the same paragraph when it opens
+    /// a bold span it does not close (a bold title wrapped over up to [`WRAP_LINES`] lines).
+    pub(crate) fn line_at(&self, i: usize) -> Cow<'_, str> {
+        let Some(first) = self.lines.get(i) else {
+            return Cow::Borrowed("");
+        };
+        let opens_unclosed = |l: &str| {
+            l.trim_start()
+                .strip_prefix("**")
+                .is_some_and(|rest| !rest.contains("**"))
+        };
+        if !opens_unclosed(first) {
+            return Cow::Borrowed(first);
+        }
+        let mut joined = first.trim_end().to_owned();
+        for next in self.lines.iter().skip(i + 1).take(WRAP_LINES) {
+            if next.trim().is_empty() {
+                break;
+            }
+            joined.push(' ');
+            joined.push_str(next.trim());
+            if next.contains("**") {
+                return Cow::Owned(joined);
+            }
+        }
+        Cow::Borrowed(first)
+    }
+
     /// The closed suggestion blocks' replacement texts.
     pub(crate) fn suggestions(&self) -> impl Iterator<Item = &Block> {
         self.blocks
@@ -179,6 +207,9 @@ impl Doc {
             .filter(|b| b.closed && b.info == "suggestion")
     }
 }
+
+/// How many following lines a wrapped bold title may take.
+const WRAP_LINES: usize = 3;
 
 /// Section titles whose content is addressed to agents or tools, not to the reader of the
 /// finding.
@@ -389,6 +420,11 @@ pub(crate) fn clean_inline(line: &str, depth: u8) -> (String, Vec<AltSrc>) {
                     }
                     if BREAKING.contains(&name.as_str()) {
                         out.push(' ');
+                    }
+                    if matches!(name.as_str(), "b" | "strong") {
+                        // HTML bold reads as markdown bold, so a `<b>Title</b>` line is a
+                        // bold title like `**Title**`.
+                        out.push_str("**");
                     }
                     len
                 }

@@ -8,7 +8,12 @@
 use review_core::signals::Scope;
 
 use crate::doc::{Block, Doc};
-use crate::markup::{TITLE_MAX, contains_ci, first_sentence, has_any, truncate, words};
+use std::ops::Range;
+
+use crate::markup::{
+    TITLE_MAX, WordText, contains_ci, first_sentence, has_any, is_emoji, push_words, truncate,
+    words,
+};
 
 /// Hedges: the finding may not state a defect.
 const HEDGES: &[&str] = &[
@@ -213,47 +218,52 @@ const LEAD_BYTES: usize = 800;
 #[derive(Debug, Clone)]
 pub(crate) struct Prose {
     /// Words of every prose line.
-    pub all: String,
+    pub all: WordText,
     /// Words of the title and the first prose lines: where the finding is stated.
-    pub lead: String,
-    /// Words of each prose line, by line index.
-    pub line_words: Vec<String>,
+    pub lead: WordText,
+    /// Where each prose line's words are in `all`, by line index (empty for lines without
+    /// words, or in CodeRabbit's note).
+    line_words: Vec<Range<usize>>,
 }
 
 impl Prose {
     pub(crate) fn new(doc: &Doc, title: &str) -> Self {
         let mut in_note = false;
-        let line_words: Vec<String> = doc
-            .lines
-            .iter()
-            .zip(&doc.plain)
-            .map(|(line, p)| {
-                let quoted = line.trim_start().starts_with('>');
-                in_note = quoted && (in_note || is_note_start(p));
-                if p.is_empty() || in_note {
-                    String::new()
-                } else {
-                    words(p)
-                }
-            })
-            .collect();
-        let mut all = String::from(" ");
-        let mut lead = words(title);
-        for w in &line_words {
-            let w = w.trim_start();
-            if w.is_empty() {
+        let mut all = String::with_capacity(doc.lines.iter().map(String::len).sum::<usize>() + 1);
+        all.push(' ');
+        let mut line_words = Vec::with_capacity(doc.lines.len());
+        let mut lead_end = 1;
+        for (line, p) in doc.lines.iter().zip(&doc.plain) {
+            let quoted = line.trim_start().starts_with('>');
+            in_note = quoted && (in_note || is_note_start(p));
+            if p.is_empty() || in_note {
+                line_words.push(0..0);
                 continue;
             }
-            if all.len() < LEAD_BYTES {
-                lead.push_str(w);
+            // The range starts at the space before the line's first word.
+            let start = all.len() - 1;
+            let before = all.len();
+            push_words(&mut all, p);
+            if before < LEAD_BYTES {
+                lead_end = all.len();
             }
-            all.push_str(w);
+            line_words.push(start..all.len());
         }
+        let mut lead = words(title);
+        lead.push_str(all.get(1..lead_end).unwrap_or(""));
         Self {
-            all,
-            lead,
+            all: WordText::new(all),
+            lead: WordText::new(lead),
             line_words,
         }
+    }
+
+    /// The words of prose line `i` (a word string, `""` when it has none).
+    pub(crate) fn line(&self, i: usize) -> &str {
+        self.line_words
+            .get(i)
+            .and_then(|r| self.all.as_str().get(r.clone()))
+            .unwrap_or("")
     }
 }
 
@@ -270,14 +280,35 @@ pub(crate) fn style_title(title: &str) -> bool {
     has_any(&w, STYLE) && !has_any(&w, DEFECTS)
 }
 
+/// The finding opens with a nitpick marker (`Nit:`, `nit -`, `[nit]`, `(nit)`, `Nitpick:`),
+/// after an automated-comment `header` line if there is one.
+pub(crate) fn nit_marker(doc: &Doc, header: &str) -> bool {
+    let Some(first) = doc
+        .nonempty()
+        .map(|(i, _)| doc.plain_of(i))
+        .find(|p| header.is_empty() || !p.starts_with(header.trim_start_matches(is_emoji).trim()))
+    else {
+        return false;
+    };
+    let lower = first
+        .trim_start_matches(['[', '('])
+        .trim_start()
+        .to_lowercase();
+    let Some(rest) = lower.strip_prefix("nit") else {
+        return false;
+    };
+    let rest = rest.strip_prefix("pick").unwrap_or(rest);
+    rest.chars().next().is_none_or(|c| !c.is_alphanumeric())
+}
+
 /// Hedged wording in the lead and no defect stated anywhere.
 pub(crate) fn speculative(prose: &Prose) -> bool {
-    has_any(&prose.lead, HEDGES) && !has_any(&prose.all, DEFECTS)
+    prose.lead.has_any(HEDGES) && !prose.all.has_any(DEFECTS)
 }
 
 /// The lead asks for a design decision, a new dependency or a change of scope.
 pub(crate) fn design(prose: &Prose) -> bool {
-    has_any(&prose.lead, DESIGN)
+    prose.lead.has_any(DESIGN)
 }
 
 /// The comment carries a "✅ Addressed" mark (CodeRabbit appends "✅ Addressed in commit ...",
@@ -291,10 +322,10 @@ pub(crate) fn addressed(doc: &Doc) -> bool {
 pub(crate) fn reply_addressed(body: &str) -> bool {
     let doc = Doc::parse(body);
     let prose = Prose::new(&doc, "");
-    if has_any(&prose.all, NEGATIONS) {
+    if prose.all.has_any(NEGATIONS) {
         return false;
     }
-    if addressed(&doc) || has_any(&prose.all, REPLY_ADDRESSED) {
+    if addressed(&doc) || prose.all.has_any(REPLY_ADDRESSED) {
         return true;
     }
     let mut rest = prose.all.as_str();
@@ -390,14 +421,18 @@ fn same_file(token: &str, path: &str) -> bool {
 
 /// Single file, unless the prose names another file or says the change reaches across files.
 pub(crate) fn scope(doc: &Doc, prose: &Prose, path: &str) -> Scope {
-    if has_any(&prose.all, SCOPE) {
+    if prose.all.has_any(SCOPE) {
         return Scope::MultiFile;
     }
-    let other = doc.lines.iter().any(|line| {
-        line.split_whitespace()
-            .filter_map(path_token)
-            .any(|token| !same_file(token, path))
-    });
+    let other = doc
+        .lines
+        .iter()
+        .filter(|line| line.contains('.'))
+        .any(|line| {
+            line.split_whitespace()
+                .filter_map(path_token)
+                .any(|token| !same_file(token, path))
+        });
     if other {
         Scope::MultiFile
     } else {
@@ -407,16 +442,11 @@ pub(crate) fn scope(doc: &Doc, prose: &Prose, path: &str) -> Scope {
 
 /// The alternative the comment offers, as one line.
 pub(crate) fn alternative(doc: &Doc, prose: &Prose) -> Option<String> {
-    if !has_any(&prose.all, ALTERNATIVES) {
+    if !prose.all.has_any(ALTERNATIVES) {
         return None;
     }
     let mut lines = doc.nonempty().map(|(i, _)| i);
-    let at = lines.find(|&i| {
-        prose
-            .line_words
-            .get(i)
-            .is_some_and(|w| has_any(w, ALTERNATIVES))
-    })?;
+    let at = lines.find(|&i| has_any(prose.line(i), ALTERNATIVES))?;
     let mut text = after_marker(doc.plain_of(at))
         .unwrap_or_else(|| first_sentence(doc.plain_of(at)))
         .to_owned();
@@ -485,11 +515,11 @@ pub(crate) fn or_between(doc: &Doc, suggestions: &[&Block]) -> Option<String> {
 /// A fix-material label ("Proposed fix", "Suggested change", ...) followed by a closed code
 /// block.
 pub(crate) fn proposed_fix(doc: &Doc, prose: &Prose) -> bool {
-    if !has_any(&prose.all, PROPOSED) {
+    if !prose.all.has_any(PROPOSED) {
         return false;
     }
-    prose.line_words.iter().enumerate().any(|(i, line)| {
-        has_any(line, PROPOSED)
+    (0..prose.line_words.len()).any(|i| {
+        has_any(prose.line(i), PROPOSED)
             && doc
                 .blocks
                 .iter()
@@ -573,6 +603,27 @@ mod tests {
             assert!(design(&prose(text).1), "{text}");
         }
         assert!(!design(&prose("The designated handler is skipped.").1));
+    }
+
+    #[test]
+    fn nit_markers() {
+        for body in [
+            "Nit: rename `rl`.",
+            "**Nit: naming**",
+            "[nit] spacing",
+            "(nit) spacing",
+            "nitpick - long line",
+            "Nit",
+            "🤖 Automated comment by **QA**\n\nnit: a",
+        ] {
+            assert!(
+                nit_marker(&Doc::parse(body), "🤖 Automated comment by"),
+                "{body}"
+            );
+        }
+        for body in ["Nitrogen levels", "This is a nit", "Unit tests fail"] {
+            assert!(!nit_marker(&Doc::parse(body), ""), "{body}");
+        }
     }
 
     #[test]

@@ -8,6 +8,10 @@
 //! - [`analyze`] does both for every unresolved thread of a pull request whose first comment
 //!   is automated, and finds the clusters of threads that raise the same finding.
 //! - [`fingerprint`] is the stable key of a finding across re-posts.
+//! - [`threadless_findings`] splits the findings a bot lists in a review body (CodeRabbit's
+//!   outside-diff, nitpick and duplicate sections, Copilot's suppressed comments).
+//! - [`reviewed_commit`] and [`is_stale`] read the commit a bot's review or summary names, and
+//!   say whether that review is older than the PR's head.
 //!
 //! Comment bodies are untrusted data. Nothing here follows instructions found in them;
 //! sections aimed at agents ("Prompt for AI Agents") are not read for the title or the flags;
@@ -53,6 +57,7 @@
 //!     head_ref: "widgets".into(),
 //!     base_ref: "main".into(),
 //!     head_sha: CommitId::from("0123456789abcdef0123456789abcdef01234567"),
+//!     checks: None,
 //!     reviews: vec![],
 //!     comments: vec![],
 //!     threads: vec![
@@ -88,7 +93,9 @@ mod fingerprint;
 mod flags;
 mod markup;
 mod read;
+mod reviewed;
 pub mod severity;
+mod threadless;
 
 use review_core::gate::{AutomationSettings, DEFAULT_AUTOMATED_HEADER};
 use review_core::model::{Author, PullRequest, Thread};
@@ -97,6 +104,8 @@ use review_core::signals::{SignalSet, Signals};
 pub use crate::family::{Family, identify};
 pub use crate::fingerprint::fingerprint;
 pub use crate::read::Finding;
+pub use crate::reviewed::{is_stale, reviewed_commit};
+pub use crate::threadless::{ThreadlessFinding, ThreadlessKind, threadless_findings};
 
 /// Reads one finding (a thread's first comment) written by `family`, on the file `path`.
 ///
@@ -224,6 +233,7 @@ mod tests {
             head_ref: String::new(),
             base_ref: String::new(),
             head_sha: CommitId::from("0123456789abcdef0123456789abcdef01234567"),
+            checks: None,
             reviews: vec![],
             comments: vec![],
             threads,

@@ -61,6 +61,17 @@ fn strip_line_markers(line: &str) -> &str {
 /// whitespace. Text inside code spans is kept as written. HTML must already be gone.
 pub(crate) fn plain(line: &str) -> String {
     let s = strip_line_markers(line);
+    if s.is_ascii() && !s.contains(['*', '_', '~', '`']) {
+        // Nothing to strip but extra whitespace.
+        let mut out = String::with_capacity(s.len());
+        for word in s.split(char::is_whitespace).filter(|w| !w.is_empty()) {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(word);
+        }
+        return out;
+    }
     let mut out = String::with_capacity(s.len());
     let mut in_code = false;
     let mut prev: Option<char> = None;
@@ -81,7 +92,7 @@ pub(crate) fn plain(line: &str) -> String {
                 '*' => None,
                 '~' if next == Some('~') || before == Some('~') => None,
                 '_' if boundary(before) || boundary(next) => None,
-                c if is_emoji(c) => Some(' '),
+                c if !c.is_ascii() && is_emoji(c) => Some(' '),
                 c => Some(c),
             }
         };
@@ -109,6 +120,13 @@ pub(crate) fn plain(line: &str) -> String {
 pub(crate) fn words(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push(' ');
+    push_words(&mut out, text);
+    out
+}
+
+/// Appends the words of `text` to a word string that ends with a space, each followed by a
+/// space.
+pub(crate) fn push_words(out: &mut String, text: &str) {
     let mut last_space = true;
     for c in text.chars() {
         if c.is_ascii_alphanumeric() {
@@ -125,7 +143,65 @@ pub(crate) fn words(text: &str) -> String {
     if !last_space {
         out.push(' ');
     }
-    out
+}
+
+/// A word string (see [`words`]) with the first two letters of each of its words, so that a
+/// phrase whose first word cannot be there is ruled out without searching the text.
+#[derive(Debug, Clone)]
+pub(crate) struct WordText {
+    text: String,
+    /// One bit per (first letter, second letter) pair; anything but `a`..`z` is letter 26.
+    initials: [u64; 12],
+}
+
+/// The letter index of a byte of a word string: `a`..`z`, or 26 for anything else.
+fn letter(b: Option<&u8>) -> usize {
+    match b {
+        Some(&b @ b'a'..=b'z') => usize::from(b - b'a'),
+        _ => 26,
+    }
+}
+
+impl WordText {
+    /// Wraps a word string made by [`words`].
+    pub(crate) fn new(text: String) -> Self {
+        let mut initials = [0u64; 12];
+        let bytes = text.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
+            if b == b' ' && bytes.get(i + 1).is_some_and(|&n| n != b' ') {
+                let bit = letter(bytes.get(i + 1)) * 27 + letter(bytes.get(i + 2));
+                if let Some(word) = initials.get_mut(bit / 64) {
+                    *word |= 1 << (bit % 64);
+                }
+            }
+        }
+        Self { text, initials }
+    }
+
+    /// The word string.
+    pub(crate) fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether the text contains any of `phrases` (written like [`has_any`]'s).
+    pub(crate) fn has_any(&self, phrases: &[&str]) -> bool {
+        phrases.iter().any(|p| {
+            let bytes = p.as_bytes();
+            let possible = match bytes.first() {
+                Some(b' ') => {
+                    let bit = letter(bytes.get(1)) * 27 + letter(bytes.get(2));
+                    // A one-letter word (`" a "`) is not ruled out by its second byte.
+                    bytes.get(2) == Some(&b' ')
+                        || self
+                            .initials
+                            .get(bit / 64)
+                            .is_none_or(|w| w & (1 << (bit % 64)) != 0)
+                }
+                _ => true,
+            };
+            possible && self.text.contains(p)
+        })
+    }
 }
 
 /// Whether `hay` contains `needle` ignoring ASCII case (`needle` written in lower case).
@@ -135,15 +211,34 @@ pub(crate) fn contains_ci(hay: &str, needle: &str) -> bool {
 
 /// How many times `hay` contains `needle` ignoring ASCII case, counting up to `limit`.
 pub(crate) fn count_ci(hay: &str, needle: &str, limit: usize) -> usize {
-    let needle = needle.as_bytes();
-    if needle.is_empty() || hay.len() < needle.len() {
+    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
+    let Some(&first) = needle.first() else {
         return 0;
+    };
+    let (lo, up) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
+    let Some(last_start) = hay.len().checked_sub(needle.len()) else {
+        return 0;
+    };
+    let mut count = 0;
+    let mut at = 0;
+    while count < limit {
+        // Jump to the next byte that can start a match, then compare the whole needle.
+        let Some(skip) = hay
+            .get(at..=last_start)
+            .and_then(|rest| rest.iter().position(|&b| b == lo || b == up))
+        else {
+            break;
+        };
+        at += skip;
+        if hay
+            .get(at..at + needle.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(needle))
+        {
+            count += 1;
+        }
+        at += 1;
     }
-    hay.as_bytes()
-        .windows(needle.len())
-        .filter(|w| w.eq_ignore_ascii_case(needle))
-        .take(limit)
-        .count()
+    count
 }
 
 /// Whether `words` (from [`words`]) contains any of `phrases`.
@@ -163,9 +258,17 @@ pub(crate) fn first_sentence(s: &str) -> &str {
         let ends = matches!(c, '.' | '?' | '!' | '。' | '？' | '！');
         let next_is_space = iter.peek().is_none_or(|(_, n)| n.is_whitespace());
         if ends && next_is_space {
-            let word = s.get(prev_word_start..i).unwrap_or("").to_ascii_lowercase();
-            let abbreviation = matches!(word.as_str(), "e.g" | "i.e" | "etc" | "vs" | "cf");
-            if !abbreviation && i >= 8 {
+            let word = s.get(prev_word_start..i).unwrap_or("").to_lowercase();
+            let abbreviation = matches!(
+                word.trim_start_matches(|c: char| !c.is_alphanumeric()),
+                "e.g" | "i.e" | "etc" | "vs" | "cf" | "np" | "tj" | "tzn" | "itp" | "itd" | "z.b"
+            );
+            // A sentence ends after a word, not after `..` or a lone dot (`.` in code).
+            let after_word = word
+                .chars()
+                .last()
+                .is_some_and(|p| p.is_alphanumeric() || matches!(p, ')' | '"' | '\'' | ']' | '`'));
+            if !abbreviation && after_word && i >= 8 {
                 return s.get(..i + c.len_utf8()).unwrap_or(s).trim();
             }
         }
@@ -231,6 +334,47 @@ mod tests {
     }
 
     #[test]
+    fn word_text_rules_out_only_absent_first_words() {
+        let w = WordText::new(words("The buffer never flushes; a data race"));
+        assert!(w.has_any(&[" never "]));
+        assert!(w.has_any(&[" flush"]));
+        assert!(w.has_any(&[" data race"]));
+        assert!(w.has_any(&[" a data "]));
+        assert!(!w.has_any(&[" panic", " off by one "]));
+        assert!(!w.has_any(&[" buffers "]));
+        let korean = WordText::new(words("버퍼가 비워지지 않습니다 never"));
+        assert!(korean.has_any(&[" never "]));
+        assert!(korean.has_any(&["버퍼"]));
+    }
+
+    #[test]
+    fn case_insensitive_counts() {
+        assert_eq!(count_ci("<details><DETAILS></Details>", "<details", 10), 2);
+        assert_eq!(count_ci("aaaa", "aa", 10), 3);
+        assert_eq!(count_ci("aaaa", "aa", 2), 2);
+        assert_eq!(count_ci("a", "aa", 10), 0);
+        assert_eq!(count_ci("abc", "", 10), 0);
+        assert!(contains_ci(
+            "Committable Suggestion skipped",
+            "committable suggestion"
+        ));
+        assert!(!contains_ci("é", "e"));
+    }
+
+    #[test]
+    fn the_plain_fast_path_agrees_with_the_slow_one() {
+        for line in ["a  b\t c", "  - item one ", "a\u{b}b", "x", ""] {
+            let slow_input = format!("{line}*");
+            let slow = plain(&slow_input);
+            assert_eq!(
+                plain(line),
+                slow.trim_end_matches('*').trim_end(),
+                "{line:?}"
+            );
+        }
+    }
+
+    #[test]
     fn words_are_lowercase_and_space_wrapped() {
         assert_eq!(words("Should we, maybe?"), " should we maybe ");
         assert_eq!(words(""), " ");
@@ -251,6 +395,14 @@ mod tests {
         assert_eq!(
             first_sentence("Call foo.bar() first. Then"),
             "Call foo.bar() first."
+        );
+        assert_eq!(
+            first_sentence("Nieznany format (np. xml) zwraca JSON. Dalej"),
+            "Nieznany format (np. xml) zwraca JSON."
+        );
+        assert_eq!(
+            first_sentence("Joined without removing .. segments. Keep the base name."),
+            "Joined without removing .. segments."
         );
     }
 

@@ -148,7 +148,10 @@ pub(crate) fn read(family: Family, body: &str, path: &str, header: &str) -> Find
     let scope = flags::scope(&doc, &prose, path);
     let design_decision = flags::design(&prose);
     let speculative = flags::speculative(&prose);
-    let style_only = reading.style || severity == Severity::Nit || flags::style_title(&title);
+    let style_only = reading.style
+        || severity == Severity::Nit
+        || flags::style_title(&title)
+        || flags::nit_marker(&doc, header);
     let already_addressed = flags::addressed(&doc);
     let alternative =
         flags::alternative(&doc, &prose).or_else(|| flags::or_between(&doc, &suggestions));

@@ -87,11 +87,38 @@ pub fn stated(family: Family, marker: &str) -> Option<Severity> {
 /// The highest severity a comment whose format the reader does not know may carry.
 pub(crate) const UNKNOWN_FORMAT_CAP: Severity = Severity::Medium;
 
-/// Normalises a marker for [`TABLE`]: lower case; letters, digits, `-` and `_` kept; anything
-/// else separates words; `_`, `-` and `*` trimmed from each word's ends.
+/// Removes emoji shortcodes (`:warning:`, `:red_circle:`) that some bots write instead of
+/// the emoji.
+fn strip_shortcodes(marker: &str) -> std::borrow::Cow<'_, str> {
+    if marker.matches(':').count() < 2 {
+        return std::borrow::Cow::Borrowed(marker);
+    }
+    let mut out = String::with_capacity(marker.len());
+    let mut rest = marker;
+    while let Some(open) = rest.find(':') {
+        let after = rest.get(open + 1..).unwrap_or("");
+        let len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-')))
+            .unwrap_or(after.len());
+        if len > 0 && after.get(len..).is_some_and(|t| t.starts_with(':')) {
+            out.push_str(rest.get(..open).unwrap_or(""));
+            out.push(' ');
+            rest = after.get(len + 1..).unwrap_or("");
+        } else {
+            out.push_str(rest.get(..=open).unwrap_or(""));
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+/// Normalises a marker for [`TABLE`]: emoji shortcodes (`:warning:`) removed; lower case;
+/// letters, digits, `-` and `_` kept; anything else separates words; `_`, `-` and `*` trimmed
+/// from each word's ends.
 pub fn marker_key(marker: &str) -> String {
     let mut out = String::with_capacity(marker.len());
-    let spaced: String = marker
+    let spaced: String = strip_shortcodes(marker)
         .chars()
         .map(|c| {
             if c.is_alphanumeric() || c == '-' || c == '_' {
@@ -177,6 +204,15 @@ mod tests {
         for (family, marker, want) in cases {
             assert_eq!(stated(family, marker), Some(want), "{family:?} {marker}");
         }
+    }
+
+    #[test]
+    fn shortcodes_are_not_words() {
+        assert_eq!(marker_key("_:warning: Potential issue_"), "potential issue");
+        assert_eq!(marker_key(":red_circle: Critical"), "critical");
+        assert_eq!(marker_key("importance: 8"), "importance 8");
+        assert_eq!(marker_key("a:b c:d"), "a b c d");
+        assert_eq!(marker_key("::"), "");
     }
 
     #[test]

@@ -3,7 +3,10 @@
 //! presentation.
 
 use proptest::prelude::*;
-use review_classify::{Family, analyze, fingerprint, identify, read_finding};
+use review_classify::{
+    Family, analyze, fingerprint, identify, is_stale, read_finding, reviewed_commit,
+    threadless_findings,
+};
 use review_core::gate::AutomationSettings;
 use review_core::model::{
     Author, AuthorKind, Comment, CommentId, CommitId, LineRange, PrState, PullRequest, RepoId,
@@ -70,6 +73,26 @@ const PIECES: &[&str] = &[
     "line 42",
     "should we",
     "might",
+    "<summary>⚠️ Outside diff range comments (2)</summary><blockquote>",
+    "<summary>🧹 Nitpick comments (1)</summary>",
+    "<summary>♻️ Duplicate comments (1)</summary>",
+    "<summary>Comments suppressed due to low confidence (1)</summary>",
+    "<summary>src/a.rs (1)</summary>",
+    "<summary>🧰 Tools</summary>",
+    "</blockquote></details>",
+    "> ",
+    "`41-52`: ",
+    "`7`: **",
+    "**src/a.rs:33**\n* ",
+    "Reviewed everything up to ",
+    "between ",
+    " and ",
+    "for commit ",
+    "Commit Range: ",
+    "..",
+    "/commit/",
+    "3b8f1d0c6e",
+    "0123456789abcdef0123456789abcdef01234567",
 ];
 
 fn family() -> impl Strategy<Value = Family> {
@@ -204,6 +227,7 @@ proptest! {
             head_ref: String::new(),
             base_ref: String::new(),
             head_sha: CommitId::from("0"),
+            checks: None,
             reviews: vec![],
             comments: vec![],
             threads,
@@ -291,5 +315,114 @@ proptest! {
             w.iter().filter(|x| !filler.contains(&x.as_str())).cloned().collect()
         };
         prop_assert_eq!(same, strip(&a) == strip(&b));
+    }
+}
+
+/// A finding's body in one family's format, with its title and description.
+fn bot_body(family: Family, title: &str, description: &str, sha: &str) -> String {
+    match family {
+        Family::CodeRabbit => format!(
+            "_⚠️ Potential issue_ | _🟠 Major_\n\n**{title}**\n\n{description}\n\n<!-- fingerprinting:{sha} -->\n\n<!-- This is an auto-generated comment by CodeRabbit -->"
+        ),
+        Family::Codex => format!(
+            "**<sub><sub>![P1 Badge](https://img.shields.io/badge/P1-orange?style=flat)</sub></sub>  {title}**\n\n{description}\n\nUseful? React with 👍 / 👎."
+        ),
+        Family::Gemini => format!(
+            "![high](https://www.gstatic.com/codereviewagent/high-priority.svg)\n\n{title}. {description}"
+        ),
+        Family::Greptile => format!(
+            "<img alt=\"P2\" src=\"https://greptile-static-assets.s3.amazonaws.com/badges/p2.svg\" align=\"top\"> **{title}**\n\n{description}"
+        ),
+        Family::Cursor => format!(
+            "### {title}\n\n**High Severity**\n\n<!-- DESCRIPTION START -->\n{description}\n<!-- DESCRIPTION END -->\n\n<sup>Reviewed by [Cursor Bugbot](https://cursor.com/bugbot) for commit {sha}.</sup>"
+        ),
+        Family::Sourcery => format!("**issue (bug_risk):** {title}.\n\n{description}"),
+        _ => format!("**Suggestion:** {title} [possible issue, importance: 8]\n\n{description}"),
+    }
+}
+
+fn repost_family() -> impl Strategy<Value = Family> {
+    proptest::sample::select(vec![
+        Family::CodeRabbit,
+        Family::Codex,
+        Family::Gemini,
+        Family::Greptile,
+        Family::Cursor,
+        Family::Sourcery,
+        Family::Qodo,
+    ])
+}
+
+/// Title words long enough to make a title on their own.
+fn repost_words() -> impl Strategy<Value = Vec<String>> {
+    proptest::collection::vec(
+        "[a-z]{3,8}".prop_filter("not a line word", |w| {
+            !matches!(w.as_str(), "line" | "lines")
+        }),
+        3..7,
+    )
+}
+
+proptest! {
+    /// A bot re-posts a finding after a push: new thread, new commit in the footer, new line
+    /// numbers, reflowed whitespace, different inline markup, reworded description. The
+    /// fingerprint the reader gives both stays the same.
+    #[test]
+    fn a_reposted_finding_keeps_its_fingerprint(
+        fam in repost_family(),
+        words in repost_words(),
+        styles in proptest::collection::vec(0u8..5, 8),
+        gaps in proptest::collection::vec(proptest::sample::select(vec![" ", "  ", "   "]), 8),
+        line in 1u32..5000,
+        reference in 0u8..4,
+        description in "[A-Za-z ]{0,60}",
+    ) {
+        let plain = words.join(" ");
+        let mut dressed = String::new();
+        for (i, w) in words.iter().enumerate() {
+            if i > 0 {
+                dressed.push_str(gaps.get(i).copied().unwrap_or(" "));
+            }
+            dressed.push_str(&match styles.get(i).copied().unwrap_or(0) {
+                0 => w.clone(),
+                1 => format!("`{w}`"),
+                2 => format!("_{w}_"),
+                3 => format!("<code>{w}</code>"),
+                _ => format!("<em>{w}</em>"),
+            });
+        }
+        dressed.push_str(&match reference {
+            0 => format!(" (line {line})"),
+            1 => format!(" at L{line}"),
+            2 => format!(" on lines {line}-{}", line + 3),
+            _ => String::new(),
+        });
+        let first = bot_body(fam, &plain, "The first wording of the details.", "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567");
+        let again = bot_body(fam, &dressed, &description, "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432");
+        let a = read_finding(fam, &first, "src/lib.rs");
+        let b = read_finding(fam, &again, "src/lib.rs");
+        prop_assert!(a.format_known && b.format_known);
+        prop_assert_eq!(
+            a.signals(fam, "src/lib.rs").fingerprint,
+            b.signals(fam, "src/lib.rs").fingerprint,
+            "{:?} vs {:?}", a.title, b.title
+        );
+    }
+
+    #[test]
+    fn review_body_readers_never_panic(f in family(), b in body(), head in "[0-9a-f]{0,40}") {
+        for found in threadless_findings(&b, f) {
+            prop_assert!(found.title.chars().count() <= 120);
+            prop_assert_eq!(found.fingerprint.len(), 16);
+            if let Some(lines) = found.lines {
+                prop_assert!(lines.start <= lines.end);
+            }
+        }
+        if let Some(sha) = reviewed_commit(&b) {
+            prop_assert!((7..=40).contains(&sha.len()), "{}", sha);
+            prop_assert!(sha.bytes().all(|c| c.is_ascii_hexdigit()));
+            prop_assert!(!is_stale(&b, &CommitId(sha)));
+        }
+        let _ = is_stale(&b, &CommitId(head));
     }
 }

@@ -50,7 +50,7 @@ fn is_italic(segment: &str) -> bool {
 
 /// Reads a header line: the severity it states, whether it is style-only, or `None` when the
 /// line is not a CodeRabbit header.
-fn header(line: &str) -> Option<(Option<Severity>, bool)> {
+pub(crate) fn header(line: &str) -> Option<(Option<Severity>, bool)> {
     let segments: Vec<&str> = line.split('|').map(str::trim).collect();
     let mut recognised = false;
     let mut severity = None;
@@ -104,7 +104,7 @@ pub(crate) fn read(doc: &Doc) -> Reading {
     let title = doc
         .nonempty()
         .find(|(i, _)| *i > at)
-        .map(|(_, line)| line_title(line))
+        .map(|(i, _)| line_title(&doc.line_at(i)))
         .filter(|t| !t.is_empty());
     Reading {
         known: true,

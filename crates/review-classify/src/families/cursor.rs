@@ -16,11 +16,19 @@ fn severity(doc: &Doc) -> Option<Severity> {
         .find_map(|(_, line)| stated(Family::Cursor, line))
 }
 
+/// The `### Title` heading, without the `Bug:` prefix older Bugbot versions wrote.
 fn heading(doc: &Doc) -> Option<String> {
     doc.nonempty()
         .take(3)
         .find(|(_, line)| line.trim_start().starts_with('#'))
-        .map(|(_, line)| title(&plain(line)))
+        .map(|(_, line)| {
+            let text = plain(line);
+            let text = text
+                .strip_prefix("Bug:")
+                .or_else(|| text.strip_prefix("BUG:"))
+                .map_or(text.as_str(), str::trim_start);
+            title(text)
+        })
         .filter(|t| !t.is_empty())
 }
 

@@ -33,7 +33,12 @@ fn body_lines<'a>(doc: &'a Doc, header: &'a str) -> impl Iterator<Item = (usize,
 fn bold_title(doc: &Doc, header: &str) -> Option<String> {
     body_lines(doc, header)
         .take(TITLE_LINES)
-        .find_map(|(_, line)| candidate(line, true))
+        .find_map(|(i, _)| candidate(&doc.line_at(i), true))
+}
+
+/// A table row or separator: not a title.
+fn is_table_row(line: &str) -> bool {
+    line.trim_start().starts_with('|')
 }
 
 /// The first meaningful line as a title: a bold line near the top, else the first sentence of
@@ -41,7 +46,11 @@ fn bold_title(doc: &Doc, header: &str) -> Option<String> {
 /// skipped.
 pub(crate) fn generic_title(doc: &Doc, header: &str) -> String {
     bold_title(doc, header)
-        .or_else(|| body_lines(doc, header).find_map(|(_, line)| candidate(line, false)))
+        .or_else(|| {
+            body_lines(doc, header)
+                .filter(|(_, line)| !is_table_row(line))
+                .find_map(|(_, line)| candidate(line, false))
+        })
         .unwrap_or_default()
 }
 

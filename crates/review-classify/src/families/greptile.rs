@@ -1,13 +1,38 @@
 //! Greptile: a priority badge image (`<img alt="P1" src=".../badges/p1.svg">`), a bold title
 //! on the badge's line or the next, prose, maybe a suggestion block, and a "Fix in Claude Code"
 //! link carrying a URL-encoded prompt.
+//!
+//! Older comments state no priority and start with a bold category label instead:
+//! `**logic:**`, `**style:**` or `**syntax:**`.
 
 use review_core::signals::Severity;
 
 use super::{Reading, image_name, title_from};
 use crate::Family;
 use crate::doc::Doc;
+use crate::markup::{leading_bold, plain, title};
 use crate::severity::stated;
+
+/// The category labels of older comments, and whether each is style-only.
+const LABELS: &[(&str, bool)] = &[("logic", false), ("syntax", false), ("style", true)];
+
+/// An older comment's leading label, bold or not: whether it is style-only, and the rest of
+/// the line.
+fn label(doc: &Doc) -> Option<(bool, &str)> {
+    let (_, line) = doc.nonempty().next()?;
+    let (inner, rest) = match leading_bold(line) {
+        Some((inner, rest)) => match inner.strip_suffix(':') {
+            Some(inner) => (inner, rest),
+            None => (inner, rest.strip_prefix(':')?),
+        },
+        None => line.trim_start().split_once(':')?,
+    };
+    let key = inner.trim().to_ascii_lowercase();
+    LABELS
+        .iter()
+        .find(|(name, _)| *name == key)
+        .map(|&(_, style)| (style, rest))
+}
 
 fn badge(doc: &Doc) -> Option<(usize, Severity)> {
     doc.images.iter().find_map(|img| {
@@ -30,7 +55,15 @@ pub(crate) fn detect(_doc: &Doc, lower: &str) -> bool {
 /// Reads a Greptile finding.
 pub(crate) fn read(doc: &Doc) -> Reading {
     let Some((line, severity)) = badge(doc) else {
-        return Reading::default();
+        return match label(doc) {
+            Some((style, rest)) => Reading {
+                known: true,
+                title: Some(title(&plain(rest))).filter(|t| !t.is_empty()),
+                severity: None,
+                style,
+            },
+            None => Reading::default(),
+        };
     };
     Reading {
         known: true,
@@ -63,6 +96,29 @@ mod tests {
         assert_eq!(f.severity, Severity::High);
         assert_eq!(f.title, "Deleted rows are still counted");
         assert!(matches!(f.concreteness, Concreteness::Suggestion(_)));
+    }
+
+    #[test]
+    fn older_category_labels() {
+        let logic =
+            "**logic:** `expires_at` is compared with the creation time, so sessions never expire.";
+        let f = read(Family::Greptile, logic);
+        assert!(f.format_known);
+        assert_eq!(f.severity, Severity::None);
+        assert_eq!(
+            f.title,
+            "expires_at is compared with the creation time, so sessions never expire"
+        );
+        assert!(!f.style_only);
+        let style = read(Family::Greptile, "**style:** Prefer an early return here.");
+        assert!(style.format_known && style.style_only);
+        assert!(!read(Family::Greptile, "**note:** hi").format_known);
+        let bare = read(
+            Family::Greptile,
+            "syntax: missing closing brace in the match arm",
+        );
+        assert!(bare.format_known && !bare.style_only);
+        assert_eq!(bare.title, "missing closing brace in the match arm");
     }
 
     #[test]

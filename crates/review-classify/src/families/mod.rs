@@ -40,7 +40,7 @@ pub(crate) fn image_name(src: &str) -> String {
 pub(crate) fn title_from(doc: &crate::doc::Doc, from: usize) -> Option<String> {
     doc.nonempty()
         .find(|(i, _)| *i >= from)
-        .map(|(_, line)| line_title(line))
+        .map(|(i, _)| line_title(&doc.line_at(i)))
         .filter(|t| !t.is_empty())
 }
 
@@ -48,6 +48,17 @@ pub(crate) fn title_from(doc: &crate::doc::Doc, from: usize) -> Option<String> {
 pub(crate) fn line_title(line: &str) -> String {
     let text = crate::markup::bold_line(line).unwrap_or(line);
     crate::markup::title(&crate::markup::plain(text))
+}
+
+/// A line as a title when it starts bold: the leading bold part, whatever follows it on the
+/// line (labels, badges); else [`line_title`].
+pub(crate) fn lead_title(line: &str) -> String {
+    match crate::markup::leading_bold(line) {
+        Some((inner, _)) if !crate::markup::plain(inner).is_empty() => {
+            crate::markup::title(&crate::markup::plain(inner))
+        }
+        _ => line_title(line),
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use review_core::signals::Severity;
 
-use super::{Reading, title_from};
+use super::{Reading, lead_title};
 use crate::Family;
 use crate::doc::Doc;
 use crate::markup::{plain, title};
@@ -56,9 +56,14 @@ fn v2(doc: &Doc) -> Option<Reading> {
                 .take(3)
                 .find_map(|(i, l)| stated(Family::Qodo, l).map(|sev| (i, sev)))
         })?;
-    let title = title_from(doc, line)
-        .filter(|t| stated(Family::Qodo, t).is_none())
-        .or_else(|| title_from(doc, line + 1));
+    // The title is bold, on the badge's line or the next, and may be numbered and followed by
+    // category labels (`<b>1. Title</b> <code>🐞 Bug</code>`).
+    let title = doc
+        .nonempty()
+        .filter(|(i, _)| *i >= line)
+        .take(2)
+        .map(|(i, _)| lead_title(&doc.line_at(i)).trim().to_owned())
+        .find(|t| !t.is_empty() && stated(Family::Qodo, t).is_none());
     Some(Reading {
         known: true,
         title,

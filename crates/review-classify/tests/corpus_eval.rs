@@ -1,0 +1,443 @@
+//! The labelled corpus and its evaluation, shared by the regression test (`tests/test_corpus.rs`),
+//! `examples/evaluate.rs` and `benches/classify.rs` (both include this file with `#[path]`).
+//!
+//! A case is one file under `tests/fixtures/corpus/`: a front matter between `+++` lines with
+//! flat `key = value` pairs (strings in double quotes, `true`/`false`), then the comment body.
+//! See `tests/fixtures/corpus/README.md` for the keys.
+
+#![allow(
+    dead_code,
+    reason = "each including target uses a different part of this module"
+)]
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use review_classify::{Family, fingerprint, identify, read_finding};
+use review_core::gate::AutomationSettings;
+use review_core::model::{Author, AuthorKind};
+use review_core::rules::classify;
+
+/// The corpus directory.
+pub fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus")
+}
+
+/// The automation settings the corpus is labelled under: the default header, and one
+/// configured automation account.
+pub fn settings() -> AutomationSettings {
+    AutomationSettings {
+        accounts: vec!["qa-runner".to_owned()],
+        ..AutomationSettings::default()
+    }
+}
+
+/// The login of the PR's author when a case's author is not the PR author.
+const OTHER_PR_AUTHOR: &str = "pr-owner";
+
+/// One labelled comment.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// The file name without `.md`.
+    pub name: String,
+    /// The author, `None` for a deleted account (`login = ""`).
+    pub author: Option<Author>,
+    /// Whether the author is the PR's author.
+    pub pr_author: bool,
+    /// The file the thread is on.
+    pub path: String,
+    /// Expected family name (`Family::as_str`), or `human`.
+    pub family: String,
+    /// Expected severity (`Severity::as_str`), for automated comments.
+    pub severity: Option<String>,
+    /// Expected class (`Class::as_str`), for automated comments.
+    pub class: Option<String>,
+    /// The fingerprint group: same group if and only if same fingerprint.
+    pub group: String,
+    /// The comment body.
+    pub body: String,
+}
+
+impl Case {
+    /// The PR's author for this case.
+    pub fn pr_author(&self) -> Author {
+        match (&self.author, self.pr_author) {
+            (Some(author), true) => author.clone(),
+            _ => Author::new(OTHER_PR_AUTHOR, AuthorKind::User),
+        }
+    }
+}
+
+fn kind(name: &str) -> Result<AuthorKind, String> {
+    Ok(match name {
+        "Bot" => AuthorKind::Bot,
+        "User" => AuthorKind::User,
+        "Organization" => AuthorKind::Organization,
+        "Mannequin" => AuthorKind::Mannequin,
+        "Unknown" => AuthorKind::Unknown,
+        other => return Err(format!("unknown author kind {other:?}")),
+    })
+}
+
+/// Parses one case file.
+pub fn parse_case(name: &str, text: &str) -> Result<Case, String> {
+    let rest = text
+        .strip_prefix("+++\n")
+        .ok_or_else(|| format!("{name}: no front matter"))?;
+    let (front, body) = rest
+        .split_once("\n+++\n")
+        .ok_or_else(|| format!("{name}: unterminated front matter"))?;
+    let mut fields = BTreeMap::new();
+    for line in front.lines().filter(|l| !l.trim().is_empty()) {
+        let (key, value) = line
+            .split_once('=')
+            .ok_or_else(|| format!("{name}: bad line {line:?}"))?;
+        let value = value.trim();
+        let value = value
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .unwrap_or(value);
+        fields.insert(key.trim().to_owned(), value.to_owned());
+    }
+    let mut take = |key: &str| fields.remove(key);
+    let login = take("login").ok_or_else(|| format!("{name}: no login"))?;
+    let kind = kind(&take("kind").ok_or_else(|| format!("{name}: no kind"))?)?;
+    let case = Case {
+        name: name.to_owned(),
+        author: (!login.is_empty()).then(|| Author::new(login, kind)),
+        pr_author: take("pr_author").is_some_and(|v| v == "true"),
+        path: take("path").ok_or_else(|| format!("{name}: no path"))?,
+        family: take("family").ok_or_else(|| format!("{name}: no family"))?,
+        severity: take("severity"),
+        class: take("class"),
+        group: take("group").ok_or_else(|| format!("{name}: no group"))?,
+        body: body.trim_end_matches('\n').to_owned(),
+    };
+    if let Some(key) = fields.keys().next() {
+        return Err(format!("{name}: unknown key {key:?}"));
+    }
+    if case.family != "human" && (case.severity.is_none() || case.class.is_none()) {
+        return Err(format!("{name}: automated cases need severity and class"));
+    }
+    Ok(case)
+}
+
+/// Loads every case of the corpus, sorted by name.
+pub fn load(dir: &Path) -> Result<Vec<Case>, String> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .filter(|p| p.file_name().is_some_and(|n| n != "README.md"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| {
+            let name = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            parse_case(&name, &text)
+        })
+        .collect()
+}
+
+/// What the reader made of one case.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The case.
+    pub case: Case,
+    /// The family found, or `human`.
+    pub family: String,
+    /// The severity found (`none` for human comments).
+    pub severity: String,
+    /// The class the core gives, or `human`.
+    pub class: String,
+    /// The title read.
+    pub title: String,
+    /// The fingerprint.
+    pub fingerprint: String,
+}
+
+impl Outcome {
+    /// Whether the family is right.
+    pub fn family_ok(&self) -> bool {
+        self.family == self.case.family
+    }
+    /// Whether the severity is right (human cases: the family decides).
+    pub fn severity_ok(&self) -> bool {
+        match &self.case.severity {
+            Some(want) => *want == self.severity,
+            None => self.family_ok(),
+        }
+    }
+    /// Whether the class is right (human cases: the family decides).
+    pub fn class_ok(&self) -> bool {
+        match &self.case.class {
+            Some(want) => *want == self.class,
+            None => self.family_ok(),
+        }
+    }
+}
+
+/// Reads one case as `analyze` reads a thread's first comment.
+pub fn run(case: &Case) -> Outcome {
+    let settings = settings();
+    let pr_author = case.pr_author();
+    let found = identify(
+        case.author.as_ref(),
+        &case.body,
+        Some(&pr_author),
+        &settings,
+    );
+    match found {
+        Some(family) => {
+            let finding = read_finding(family, &case.body, &case.path);
+            let signals = finding.signals(family, &case.path);
+            Outcome {
+                case: case.clone(),
+                family: family.as_str().to_owned(),
+                severity: finding.severity.as_str().to_owned(),
+                class: classify(&signals, false).class.as_str().to_owned(),
+                title: finding.title,
+                fingerprint: signals.fingerprint,
+            }
+        }
+        None => {
+            let title = read_finding(Family::OtherBot, &case.body, &case.path).title;
+            Outcome {
+                case: case.clone(),
+                family: "human".to_owned(),
+                severity: "none".to_owned(),
+                class: "human".to_owned(),
+                fingerprint: fingerprint(None, &case.path, &title),
+                title,
+            }
+        }
+    }
+}
+
+/// Per-family counts.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    /// Cases.
+    pub cases: usize,
+    /// Family right.
+    pub family: usize,
+    /// Severity right.
+    pub severity: usize,
+    /// Class right.
+    pub class: usize,
+}
+
+/// The evaluation of a corpus.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// Every outcome, in corpus order.
+    pub outcomes: Vec<Outcome>,
+    /// Per expected family.
+    pub families: BTreeMap<String, Tally>,
+    /// Human comments read as automated.
+    pub humans_as_automated: Vec<String>,
+    /// Fingerprint group violations, one line each.
+    pub group_errors: Vec<String>,
+    /// `(expected class, found class) -> count` over automated cases.
+    pub confusion: BTreeMap<(String, String), usize>,
+}
+
+/// The classes in matrix order.
+pub const CLASSES: [&str; 4] = ["actionable", "nit", "ambiguous", "human"];
+
+impl Report {
+    /// Evaluates every case.
+    pub fn new(cases: &[Case]) -> Self {
+        let outcomes: Vec<Outcome> = cases.iter().map(run).collect();
+        let mut families: BTreeMap<String, Tally> = BTreeMap::new();
+        let mut confusion = BTreeMap::new();
+        let mut humans_as_automated = Vec::new();
+        for o in &outcomes {
+            let t = families.entry(o.case.family.clone()).or_default();
+            t.cases += 1;
+            t.family += usize::from(o.family_ok());
+            t.severity += usize::from(o.severity_ok());
+            t.class += usize::from(o.class_ok());
+            if o.case.family == "human" && o.family != "human" {
+                humans_as_automated.push(o.case.name.clone());
+            }
+            if let Some(want) = &o.case.class {
+                *confusion
+                    .entry((want.clone(), o.class.clone()))
+                    .or_insert(0) += 1;
+            }
+        }
+        let mut group_errors = Vec::new();
+        for (i, a) in outcomes.iter().enumerate() {
+            for b in outcomes.iter().skip(i + 1) {
+                let same_group = a.case.group == b.case.group;
+                let same_key = a.fingerprint == b.fingerprint;
+                if same_group && !same_key {
+                    group_errors.push(format!(
+                        "{} and {} share group {} but not a fingerprint ({:?} vs {:?})",
+                        a.case.name, b.case.name, a.case.group, a.title, b.title
+                    ));
+                } else if same_key && !same_group {
+                    group_errors.push(format!(
+                        "{} and {} share a fingerprint but not a group ({:?})",
+                        a.case.name, b.case.name, a.title
+                    ));
+                }
+            }
+        }
+        Self {
+            outcomes,
+            families,
+            humans_as_automated,
+            group_errors,
+            confusion,
+        }
+    }
+
+    fn total(&self, pick: impl Fn(&Tally) -> usize, automated_only: bool) -> (usize, usize) {
+        self.families
+            .iter()
+            .filter(|(f, _)| !automated_only || f.as_str() != "human")
+            .fold((0, 0), |(ok, n), (_, t)| (ok + pick(t), n + t.cases))
+    }
+
+    /// `(right, cases)` for the family, over every case.
+    pub fn family_score(&self) -> (usize, usize) {
+        self.total(|t| t.family, false)
+    }
+
+    /// `(right, cases)` for the severity, over automated cases.
+    pub fn severity_score(&self) -> (usize, usize) {
+        self.total(|t| t.severity, true)
+    }
+
+    /// `(right, cases)` for the class, over automated cases.
+    pub fn class_score(&self) -> (usize, usize) {
+        self.total(|t| t.class, true)
+    }
+
+    /// The fingerprint groups and how many have two or more cases.
+    pub fn groups(&self) -> (usize, usize) {
+        let mut sizes: BTreeMap<&str, usize> = BTreeMap::new();
+        for o in &self.outcomes {
+            *sizes.entry(o.case.group.as_str()).or_insert(0) += 1;
+        }
+        (sizes.len(), sizes.values().filter(|&&n| n > 1).count())
+    }
+
+    /// Every case with what was read: name, family, severity, class and title.
+    pub fn render_titles(&self) -> String {
+        let mut out = String::new();
+        for o in &self.outcomes {
+            let _ = writeln!(
+                out,
+                "{:<40} {:<10} {:<8} {:<10} {}",
+                o.case.name, o.family, o.severity, o.class, o.title
+            );
+        }
+        out
+    }
+
+    /// The printed report: the class confusion matrix, per-family figures, totals and every
+    /// mismatch.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let pct = |(ok, n): (usize, usize)| {
+            if n == 0 {
+                100.0
+            } else {
+                ok as f64 * 100.0 / n as f64
+            }
+        };
+        let _ = writeln!(
+            out,
+            "corpus: {} cases ({} automated, {} human)\n",
+            self.outcomes.len(),
+            self.class_score().1,
+            self.families.get("human").map_or(0, |t| t.cases)
+        );
+        let _ = writeln!(out, "class confusion (rows: expected, columns: found)");
+        let _ = write!(out, "{:<12}", "");
+        for c in CLASSES {
+            let _ = write!(out, "{c:>11}");
+        }
+        let _ = writeln!(out);
+        for want in CLASSES.iter().take(3) {
+            let _ = write!(out, "{want:<12}");
+            for got in CLASSES {
+                let n = self
+                    .confusion
+                    .get(&((*want).to_owned(), got.to_owned()))
+                    .copied()
+                    .unwrap_or(0);
+                let _ = write!(out, "{n:>11}");
+            }
+            let _ = writeln!(out);
+        }
+        let _ = writeln!(
+            out,
+            "\n{:<12}{:>6}{:>10}{:>10}{:>10}",
+            "family", "cases", "family", "severity", "class"
+        );
+        for (family, t) in &self.families {
+            let _ = writeln!(
+                out,
+                "{family:<12}{:>6}{:>10}{:>10}{:>10}",
+                t.cases,
+                format!("{}/{}", t.family, t.cases),
+                format!("{}/{}", t.severity, t.cases),
+                format!("{}/{}", t.class, t.cases),
+            );
+        }
+        let (groups, shared) = self.groups();
+        let _ = writeln!(
+            out,
+            "\nfamily right:   {:5.1}% ({}/{})\nseverity right: {:5.1}% ({}/{}, automated)\nclass right:    {:5.1}% ({}/{}, automated)\nhuman comments read as automated: {}\nfingerprint groups: {} ({} with re-posts), violations: {}",
+            pct(self.family_score()),
+            self.family_score().0,
+            self.family_score().1,
+            pct(self.severity_score()),
+            self.severity_score().0,
+            self.severity_score().1,
+            pct(self.class_score()),
+            self.class_score().0,
+            self.class_score().1,
+            self.humans_as_automated.len(),
+            groups,
+            shared,
+            self.group_errors.len(),
+        );
+        let misses: Vec<&Outcome> = self
+            .outcomes
+            .iter()
+            .filter(|o| !(o.family_ok() && o.severity_ok() && o.class_ok()))
+            .collect();
+        if !misses.is_empty() || !self.group_errors.is_empty() {
+            let _ = writeln!(out, "\nmismatches:");
+        }
+        for o in misses {
+            let _ = writeln!(
+                out,
+                "  {}: family {} (want {}), severity {} (want {}), class {} (want {}); title {:?}",
+                o.case.name,
+                o.family,
+                o.case.family,
+                o.severity,
+                o.case.severity.as_deref().unwrap_or("-"),
+                o.class,
+                o.case.class.as_deref().unwrap_or("-"),
+                o.title
+            );
+        }
+        for e in &self.group_errors {
+            let _ = writeln!(out, "  {e}");
+        }
+        out
+    }
+}
