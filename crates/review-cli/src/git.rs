@@ -67,3 +67,176 @@ pub fn origin_url(dir: &Path) -> Result<Option<String>, GitError> {
         Err(e) => Err(e),
     }
 }
+
+/// The local repository as the VCS port: reads and commits through the `git` command.
+///
+/// Commits stage exactly the paths given (`git commit -- PATH...`), never everything; files are
+/// read and written only inside the work tree.
+#[derive(Debug, Clone)]
+pub struct GitVcs {
+    root: std::path::PathBuf,
+}
+
+/// The trailer that names the thread a fix commit answers.
+pub const THREAD_TRAILER: &str = "Review-Thread:";
+
+impl GitVcs {
+    /// The repository containing `dir`.
+    pub fn open(dir: &Path) -> Result<Self, GitError> {
+        let root = git(dir, &["rev-parse", "--show-toplevel"])?;
+        Ok(Self { root: root.into() })
+    }
+
+    fn run(&self, args: &[&str]) -> Result<String, GitError> {
+        git(&self.root, args)
+    }
+
+    /// Whether `commit` exists locally.
+    pub fn has_commit(&self, commit: &str) -> bool {
+        self.run(&["cat-file", "-e", &format!("{commit}^{{commit}}")])
+            .is_ok()
+    }
+
+    /// Whether `a` is an ancestor of (or equal to) `b`.
+    pub fn is_ancestor(&self, a: &str, b: &str) -> bool {
+        self.run(&["merge-base", "--is-ancestor", a, b]).is_ok()
+    }
+
+    /// The commits of `range` (anything `git log` takes), newest first, each with the thread its
+    /// `Review-Thread:` trailer names, if any.
+    pub fn fix_commits(&self, range: &[&str]) -> Result<Vec<(String, Option<String>)>, GitError> {
+        let mut args = vec!["log", "--format=%H%x1f%B%x1e"];
+        args.extend_from_slice(range);
+        let out = self.run(&args)?;
+        Ok(out
+            .split('\u{1e}')
+            .filter_map(|entry| {
+                let (sha, body) = entry.trim().split_once('\u{1f}')?;
+                let thread = body
+                    .lines()
+                    .rev()
+                    .find_map(|l| l.trim().strip_prefix(THREAD_TRAILER))
+                    .map(|t| t.trim().to_owned())
+                    .filter(|t| !t.is_empty());
+                Some((sha.trim().to_owned(), thread))
+            })
+            .collect())
+    }
+
+    fn checked(&self, path: &str) -> Result<std::path::PathBuf, review_core::ports::VcsError> {
+        let bad = path.is_empty()
+            || path.starts_with('/')
+            || path.contains('\\')
+            || path
+                .split('/')
+                .any(|c| c.is_empty() || c == "." || c == "..");
+        if bad {
+            return Err(review_core::ports::VcsError::InvalidPath(path.to_owned()));
+        }
+        Ok(self.root.join(path))
+    }
+}
+
+fn vcs_error(e: GitError) -> review_core::ports::VcsError {
+    review_core::ports::VcsError::Other {
+        message: e.to_string(),
+        source: Some(Box::new(e)),
+    }
+}
+
+impl review_core::ports::Vcs for GitVcs {
+    fn head(&self) -> Result<review_core::model::CommitId, review_core::ports::VcsError> {
+        self.run(&["rev-parse", "HEAD"])
+            .map(review_core::model::CommitId)
+            .map_err(vcs_error)
+    }
+
+    fn branch(&self) -> Result<Option<String>, review_core::ports::VcsError> {
+        current_branch(&self.root).map_err(vcs_error)
+    }
+
+    fn changed_paths(
+        &self,
+        since: &review_core::model::CommitId,
+    ) -> Result<Vec<String>, review_core::ports::VcsError> {
+        let out = self
+            .run(&["diff", "--name-only", &since.0, "HEAD"])
+            .map_err(vcs_error)?;
+        Ok(out.lines().map(str::to_owned).collect())
+    }
+
+    fn dirty_paths(&self) -> Result<Vec<String>, review_core::ports::VcsError> {
+        let out = self
+            .run(&["status", "--porcelain=v1", "-z", "--untracked-files=no"])
+            .map_err(vcs_error)?;
+        let mut paths = Vec::new();
+        let mut entries = out.split('\0');
+        while let Some(entry) = entries.next() {
+            let Some(path) = entry.get(3..).filter(|p| !p.is_empty()) else {
+                continue;
+            };
+            paths.push(path.to_owned());
+            if entry.starts_with('R') || entry.starts_with('C') {
+                // A rename or copy is followed by its source path.
+                if let Some(from) = entries.next() {
+                    paths.push(from.to_owned());
+                }
+            }
+        }
+        Ok(paths)
+    }
+
+    fn read_file(&self, path: &str) -> Result<Option<String>, review_core::ports::VcsError> {
+        let full = self.checked(path)?;
+        match std::fs::read_to_string(&full) {
+            Ok(text) => Ok(Some(text)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(review_core::ports::VcsError::Other {
+                message: format!("cannot read {path}: {e}"),
+                source: Some(Box::new(e)),
+            }),
+        }
+    }
+
+    fn write_file(&self, path: &str, contents: &str) -> Result<(), review_core::ports::VcsError> {
+        let full = self.checked(path)?;
+        if !full.is_file() {
+            return Err(review_core::ports::VcsError::InvalidPath(format!(
+                "{path} (no such file)"
+            )));
+        }
+        std::fs::write(&full, contents).map_err(|e| review_core::ports::VcsError::Other {
+            message: format!("cannot write {path}: {e}"),
+            source: Some(Box::new(e)),
+        })
+    }
+
+    fn commit_paths(
+        &self,
+        paths: &[String],
+        message: &str,
+    ) -> Result<review_core::model::CommitId, review_core::ports::VcsError> {
+        if paths.is_empty() {
+            return Err(review_core::ports::VcsError::NothingToCommit(Vec::new()));
+        }
+        for p in paths {
+            self.checked(p)?;
+        }
+        let mut args = vec!["commit", "--quiet", "--message", message, "--"];
+        args.extend(paths.iter().map(String::as_str));
+        match self.run(&args) {
+            Ok(_) => self.head(),
+            Err(GitError::Failed { message, .. })
+                if message.contains("nothing") && message.contains("commit") =>
+            {
+                Err(review_core::ports::VcsError::NothingToCommit(
+                    paths.to_vec(),
+                ))
+            }
+            Err(GitError::Failed { message, .. }) => {
+                Err(review_core::ports::VcsError::CommitRejected(message))
+            }
+            Err(e) => Err(vcs_error(e)),
+        }
+    }
+}

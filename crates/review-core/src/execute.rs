@@ -76,7 +76,9 @@ pub fn check_plan(
         if thread.is_resolved {
             return Err(violation("is already resolved"));
         }
-        if thread.is_outdated {
+        if thread.is_outdated
+            && !(p.action == Action::Resolve && settings.history.landed.contains_key(&thread.id))
+        {
             return Err(violation("is outdated"));
         }
         if !thread.all_comments_read {
@@ -148,7 +150,7 @@ pub async fn execute(
         .collect();
     let mut fixed: BTreeMap<ThreadId, CommitId> = BTreeMap::new();
     if !fixes.is_empty() {
-        let outcome = make_fixes(pr, &fixes, workspace, &mut narration).await;
+        let outcome = make_fixes(pr, settings, &fixes, workspace, &mut narration).await;
         for (thread, result) in outcome {
             let entry = &mut entries[index[&thread]];
             match result {
@@ -230,6 +232,7 @@ type FixResult = Result<CommitId, (DeferReason, String)>;
 
 async fn make_fixes(
     pr: &PullRequest,
+    settings: &TriageSettings,
     fixes: &[&FixTask],
     workspace: Option<Workspace<'_>>,
     narration: &mut Vec<String>,
@@ -246,8 +249,10 @@ async fn make_fixes(
             "no local checkout to make the fix in",
         );
     };
+    // The caller may know better: the PR head plus only the tool's own fix commits is "at head".
+    let vouched = settings.fixes.checkout_at_head == Some(true);
     match ws.vcs.head() {
-        Ok(head) if head == pr.head_sha => {}
+        Ok(head) if head == pr.head_sha || vouched => {}
         Ok(_) => {
             return all(
                 DeferReason::NotAtHead,

@@ -3,10 +3,12 @@
 //! [`plan`] is a pure function. It never plans a mutation of a human thread or of a thread whose
 //! comments were not all read, and it gives every unresolved thread exactly one outcome.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::gate::{AutomationSettings, Participation};
-use crate::model::{LineRange, PullRequest, Thread, ThreadId};
+use crate::model::{CommitId, LineRange, PullRequest, Thread, ThreadId};
 use crate::report::{DeferReason, Outcome, ReconcileError, Report, ThreadReport};
 use crate::rules::{self, Class, LadderMode, Rung};
 use crate::signals::{Cluster, Concreteness, Severity, SignalSet, Signals, Suggestion};
@@ -72,6 +74,22 @@ pub struct TriageSettings {
     pub ladder: LadderMode,
     /// What fixes may be made.
     pub fixes: FixSettings,
+    /// Fixes the tool already committed, found by the `Review-Thread:` trailer of their commits.
+    #[serde(default)]
+    pub history: FixHistory,
+}
+
+/// Fix commits made by earlier runs, by the thread they answer.
+///
+/// A fix counts once it is on the PR: a thread whose fix commit is on the PR's head on the host
+/// is resolved (even if the fix made it outdated); one whose fix commit is only local waits,
+/// reported as "fixed in <sha>, resolves after push", and is not fixed again.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FixHistory {
+    /// Fix commits on the PR's head on the host.
+    pub landed: BTreeMap<ThreadId, CommitId>,
+    /// Fix commits in the local checkout, not yet on the PR's head.
+    pub pending: BTreeMap<ThreadId, CommitId>,
 }
 
 /// What a fix is made from.
@@ -197,11 +215,23 @@ pub fn plan(pr: &PullRequest, signals: &SignalSet, settings: &TriageSettings) ->
 
         if thread.is_outdated {
             report.outcome = Outcome::Outdated;
-            report.reason = "outdated: the code it points at has changed".to_owned();
-            planned.push(PlannedThread {
-                report,
-                action: Action::Leave,
-            });
+            let landed = settings.history.landed.get(&thread.id);
+            let action = match landed {
+                // Outdated because its own fix landed: the fix counts, resolve it.
+                Some(commit) if !report.human && thread.all_comments_read => {
+                    report.reason = format!(
+                        "outdated by its fix {}, which is on the PR; resolve",
+                        commit.short()
+                    );
+                    report.commit = Some(commit.clone());
+                    Action::Resolve
+                }
+                _ => {
+                    report.reason = "outdated: the code it points at has changed".to_owned();
+                    Action::Leave
+                }
+            };
+            planned.push(PlannedThread { report, action });
             continue;
         }
         if !thread.all_comments_read {
@@ -249,16 +279,32 @@ pub fn plan(pr: &PullRequest, signals: &SignalSet, settings: &TriageSettings) ->
         report.outcome = d.outcome;
         report.reason = d.reason;
         report.deferred_because = d.deferred;
+        let mut action = d.action;
+        let fixed_outcome = if d.outcome == Outcome::Promoted {
+            Outcome::Promoted
+        } else {
+            Outcome::Actioned
+        };
+        if let Some(commit) = settings.history.landed.get(&thread.id) {
+            report.outcome = fixed_outcome;
+            report.deferred_because = None;
+            report.reason = format!("fixed in {}, which is on the PR; resolve", commit.short());
+            report.commit = Some(commit.clone());
+            action = Action::Resolve;
+        } else if let Some(commit) = settings.history.pending.get(&thread.id) {
+            report.outcome = fixed_outcome;
+            report.deferred_because = None;
+            report.reason = format!("fixed in {}, resolves after push", commit.short());
+            report.commit = Some(commit.clone());
+            action = Action::Leave;
+        }
         if let Some(rung) = &d.rung {
             report.rung = Some(rung.as_str().to_owned());
             if let Rung::RecommendAndAsk { alternative } = rung {
                 report.alternative = Some(alternative.clone());
             }
         }
-        planned.push(PlannedThread {
-            report,
-            action: d.action,
-        });
+        planned.push(PlannedThread { report, action });
     }
 
     // Duplicates follow the thread that carries the decision.
@@ -279,6 +325,11 @@ pub fn plan(pr: &PullRequest, signals: &SignalSet, settings: &TriageSettings) ->
                 entry.report.reason =
                     format!("duplicate of {leader_id}; resolves when its fix is on the PR");
                 entry.action = Action::FollowFix { leader: leader_id };
+            }
+            Action::Leave if leader.report.commit.is_some() => {
+                entry.report.outcome = Outcome::Resolved;
+                entry.report.reason =
+                    format!("duplicate of {leader_id}; resolves when its fix is on the PR");
             }
             Action::Leave | Action::FollowFix { .. } => {
                 entry.report.outcome = Outcome::Deferred;

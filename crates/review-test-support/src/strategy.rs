@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 use review_core::gate::{AutomationSettings, DEFAULT_AUTOMATED_HEADER};
 use review_core::model::{
-    Author, AuthorKind, Comment, CommentId, LineRange, PullRequest, SubjectType, Thread, ThreadId,
+    Author, AuthorKind, Comment, CommentId, CommitId, LineRange, PullRequest, SubjectType, Thread,
+    ThreadId,
 };
-use review_core::plan::{FixSettings, TriageSettings};
+use review_core::plan::{FixHistory, FixSettings, TriageSettings};
 use review_core::rules::LadderMode;
 use review_core::signals::{
     Cluster, Concreteness, LadderHint, Scope, Severity, SignalSet, Signals, Suggestion,
@@ -157,13 +158,15 @@ fn signals() -> impl Strategy<Value = Signals> {
         )
 }
 
-fn settings() -> impl Strategy<Value = TriageSettings> {
+fn settings(threads: usize) -> impl Strategy<Value = TriageSettings> {
     (
         any::<bool>(),
         any::<bool>(),
         prop::option::of(any::<bool>()),
+        prop::collection::vec(0..threads.max(1), 0..3),
+        prop::collection::vec(0..threads.max(1), 0..3),
     )
-        .prop_map(|(ladder, fixer, at_head)| TriageSettings {
+        .prop_map(|(ladder, fixer, at_head, landed, pending)| TriageSettings {
             automation: AutomationSettings {
                 accounts: vec![AUTOMATION_ACCOUNT.to_owned()],
                 ..AutomationSettings::default()
@@ -177,6 +180,22 @@ fn settings() -> impl Strategy<Value = TriageSettings> {
                 checkout_at_head: at_head,
                 fixer_available: fixer,
                 ..FixSettings::default()
+            },
+            // Earlier fix commits, for any thread: human, outdated and partly read ones included.
+            history: FixHistory {
+                landed: landed
+                    .into_iter()
+                    .map(|i| (ThreadId(format!("PRRT_{i}")), CommitId(format!("{i:040x}"))))
+                    .collect(),
+                pending: pending
+                    .into_iter()
+                    .map(|i| {
+                        (
+                            ThreadId(format!("PRRT_{i}")),
+                            CommitId(format!("{:040x}", i + 1000)),
+                        )
+                    })
+                    .collect(),
             },
         })
 }
@@ -194,7 +213,7 @@ pub fn triage_input(
                 (prop::collection::vec(0..n.max(1) + 2, 2..5), any::<bool>()),
                 0..4,
             );
-            (threads, sigs, clusters, settings())
+            (threads, sigs, clusters, settings(n))
         })
         .prop_map(|(threads, sigs, clusters, settings)| {
             let pr = PrBuilder::new().with_pr(|pr| pr.threads = threads).build();

@@ -4,16 +4,20 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use review_core::model::{PrState, PullRequest, RepoId};
-use review_core::plan::{self, FixSettings, TriageSettings};
+use review_core::execute::{self, Workspace};
+use review_core::model::{CommitId, PrState, PullRequest, RepoId, ThreadId};
+use review_core::plan::{self, FixHistory, FixSettings, TriageSettings};
+use review_core::ports::Vcs;
 use review_core::report::Report;
 use review_core::rules::LadderMode;
 use review_core::snapshot;
+use review_github::adapter::{GitHubHost, WriteSettings};
 use review_github::pr_ref::PrRef;
 use review_github::reader::Reader;
 
 use crate::commands::common::{self, AutomationArgs};
 use crate::error::CliError;
+use crate::git::GitVcs;
 use crate::github;
 use crate::output;
 use crate::render;
@@ -40,6 +44,11 @@ pub struct TriageArgs {
     /// Print the report as JSON (documented in docs/report-format.md)
     #[arg(long)]
     json: bool,
+
+    /// Carry the plan out: commit each fix locally (one commit per thread, only the edited file)
+    /// and resolve nits and fixed threads on GitHub, without replies; never pushes
+    #[arg(long, conflicts_with = "input")]
+    apply: bool,
 
     /// Leave every ambiguous bot thread to a person instead of consulting the autonomy ladder
     #[arg(long)]
@@ -73,6 +82,7 @@ enum Source {
 #[derive(Debug)]
 struct Settings {
     source: Source,
+    apply: bool,
     json: bool,
     triage: TriageSettings,
 }
@@ -127,6 +137,7 @@ impl Settings {
         fixes.denied_paths.extend(args.deny_paths);
         Ok(Self {
             source,
+            apply: args.apply,
             json: args.json,
             triage: TriageSettings {
                 automation,
@@ -136,6 +147,7 @@ impl Settings {
                     LadderMode::Hints
                 },
                 fixes,
+                history: FixHistory::default(),
             },
         })
     }
@@ -199,7 +211,8 @@ fn read_snapshot(
 
 /// Runs `review triage`.
 pub async fn run(args: TriageArgs) -> Result<(), CliError> {
-    let settings = Settings::from_args(args)?;
+    let mut settings = Settings::from_args(args)?;
+    let mut connection = None;
     let pr = match &settings.source {
         Source::Snapshot { path, pr, repo } => {
             let read = read_snapshot(path, *pr, repo.as_ref())?;
@@ -214,6 +227,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         }
         Source::Live { pr, repo } => {
             let conn = github::connect(pr.as_deref(), repo.as_deref(), &common::cwd()?).await?;
+            let conn = connection.insert(conn);
             output::narrate(&format!(
                 "[triage] step 1 — reading PR #{} ({}) from GitHub",
                 conn.number, conn.repo
@@ -247,17 +261,74 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     }
     output::narrate("[triage] step 2 — skip pre-review: no reviewer command configured");
 
+    // The local checkout: where fixes are made, and where earlier fixes are found.
+    let vcs = match &settings.source {
+        Source::Snapshot { .. } => None,
+        Source::Live { .. } => match GitVcs::open(&common::cwd()?) {
+            Ok(vcs) => Some(vcs),
+            Err(e) if settings.apply => {
+                return Err(CliError::Usage {
+                    message: format!("--apply makes fixes in a local checkout of the PR: {e}"),
+                    hint: Some(
+                        "run it inside a clone, with the PR's branch checked out".to_owned(),
+                    ),
+                });
+            }
+            Err(_) => None,
+        },
+    };
+    if let Some(vcs) = &vcs {
+        let (history, at_head) = fix_history(vcs, &pr)?;
+        if !at_head {
+            output::narrate(&format!(
+                "[triage] step 3 — local checkout is not at the PR head {}: fixes are deferred",
+                pr.head_sha.short()
+            ));
+        }
+        settings.triage.fixes.checkout_at_head = Some(at_head);
+        settings.triage.history = history;
+    }
+
     let signals = review_classify::analyze(&pr, &settings.triage.automation);
     let plan = plan::plan(&pr, &signals, &settings.triage);
     for line in &plan.narration {
         output::narrate(line);
     }
-    let report: Report = plan.report(&pr).map_err(|e| CliError::Other {
-        message: format!("the plan does not account for every thread: {e}"),
-        hint: Some(
-            "this is a bug in review; please report it with `review snapshot` attached".to_owned(),
-        ),
-    })?;
+    let report: Report = match (&connection, &vcs) {
+        (Some(conn), Some(vcs)) if settings.apply => {
+            let host = GitHubHost::new(
+                conn.client.clone(),
+                conn.repo.clone(),
+                conn.number,
+                WriteSettings::default(),
+            );
+            let done = execute::execute(
+                &pr,
+                &plan,
+                &settings.triage,
+                &host,
+                Some(Workspace { vcs, fixer: None }),
+            )
+            .await
+            .map_err(|e| CliError::Other {
+                message: e.to_string(),
+                hint: Some(
+                    "nothing was changed; this is a bug in review, please report it".to_owned(),
+                ),
+            })?;
+            for line in &done.narration {
+                output::narrate(line);
+            }
+            done.report
+        }
+        _ => plan.report(&pr).map_err(|e| CliError::Other {
+            message: format!("the plan does not account for every thread: {e}"),
+            hint: Some(
+                "this is a bug in review; please report it with `review snapshot` attached"
+                    .to_owned(),
+            ),
+        })?,
+    };
     let text = if settings.json {
         let mut json = serde_json::to_string_pretty(&report).map_err(|e| CliError::Other {
             message: format!("cannot encode the report: {e}"),
@@ -271,6 +342,59 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     output::stdout(&text).map_err(CliError::Output)?;
     output::narrate(&report.summary_line("skip"));
     Ok(())
+}
+
+/// Fix commits of earlier runs, by the `Review-Thread:` trailer: those on the PR's head (landed)
+/// and those only in the local checkout on top of it (pending). The checkout counts as at the PR
+/// head when HEAD is the PR head, or the PR head plus only the tool's own fix commits.
+fn fix_history(vcs: &GitVcs, pr: &PullRequest) -> Result<(FixHistory, bool), CliError> {
+    let git_error = |e: crate::git::GitError| CliError::Other {
+        message: format!("cannot read the local history: {e}"),
+        hint: None,
+    };
+    let head = vcs.head().map_err(|e| CliError::Other {
+        message: format!("cannot read the local HEAD: {e}"),
+        hint: Some("run inside a clone with a commit checked out".to_owned()),
+    })?;
+    let mut history = FixHistory::default();
+    let pr_head = pr.head_sha.0.as_str();
+    if !vcs.has_commit(pr_head) {
+        output::narrate(&format!(
+            "[triage] step 3 — the PR head {} is not in the local repository; fetch it to make fixes",
+            pr.head_sha.short()
+        ));
+        return Ok((history, false));
+    }
+    for (sha, thread) in vcs
+        .fix_commits(&["-n", "1000", pr_head])
+        .map_err(git_error)?
+    {
+        if let Some(thread) = thread {
+            history
+                .landed
+                .entry(ThreadId(thread))
+                .or_insert(CommitId(sha));
+        }
+    }
+    if head.0 == pr_head {
+        return Ok((history, true));
+    }
+    if !vcs.is_ancestor(pr_head, &head.0) {
+        return Ok((history, false));
+    }
+    let ahead = vcs
+        .fix_commits(&[&format!("{pr_head}..HEAD")])
+        .map_err(git_error)?;
+    let ours_only = ahead.iter().all(|(_, thread)| thread.is_some());
+    for (sha, thread) in ahead {
+        if let Some(thread) = thread {
+            history
+                .pending
+                .entry(ThreadId(thread))
+                .or_insert(CommitId(sha));
+        }
+    }
+    Ok((history, ours_only))
 }
 
 #[cfg(test)]

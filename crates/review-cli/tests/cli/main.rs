@@ -2,5 +2,6 @@
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 mod common;
+mod test_apply;
 mod test_live;
 mod test_triage;

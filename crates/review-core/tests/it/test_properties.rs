@@ -19,7 +19,12 @@ proptest! {
             let thread = pr.thread(&p.report.id).expect("planned threads come from the PR");
             prop_assert!(!settings.automation.thread_is_human(thread, &pr), "acts on human thread {}", thread.id);
             prop_assert!(thread.all_comments_read, "acts on partly read thread {}", thread.id);
-            prop_assert!(!thread.is_resolved && !thread.is_outdated);
+            prop_assert!(!thread.is_resolved);
+            // An outdated thread is touched only to resolve it because its own fix landed.
+            prop_assert!(
+                !thread.is_outdated
+                    || (p.action == Action::Resolve && settings.history.landed.contains_key(&thread.id))
+            );
             prop_assert!(!p.report.human);
         }
         prop_assert!(check_plan(&pr, &plan, &settings).is_ok());
@@ -41,6 +46,17 @@ proptest! {
         let back: Report = serde_json::from_str(&json).unwrap();
         prop_assert!(back.check().is_ok());
         prop_assert_eq!(back, report);
+    }
+
+    /// A thread whose fix is already committed is never fixed again.
+    #[test]
+    fn committed_fixes_are_never_made_twice((pr, signals, settings) in triage_input(24)) {
+        let plan = plan(&pr, &signals, &settings);
+        for p in &plan.threads {
+            if settings.history.landed.contains_key(&p.report.id) || settings.history.pending.contains_key(&p.report.id) {
+                prop_assert!(!matches!(p.action, Action::Fix(_)), "{:?}", p);
+            }
+        }
     }
 
     /// Human threads are deferred, whatever their signals say.

@@ -1,0 +1,257 @@
+//! `review triage --apply` end to end: a real git repository in a temp dir, a bare local remote,
+//! and the fake GitHub.
+
+use std::path::Path;
+use std::process::Command;
+
+use review_core::model::{CommitId, ThreadId};
+use review_core::report::{Outcome, Report};
+use review_test_support::github::FakeGitHub;
+use review_test_support::{Mutation, PrBuilder, bot, person};
+
+use crate::common::{Output, TestEnvironment, git};
+
+const LIB: &str = "fn a() {}\nfn b() {\n    let v = get().unwrap();\n}\n";
+
+const MAJOR_WITH_SUGGESTION: &str = "_⚠️ Potential issue_ | _🟠 Major_\n\n**Unchecked unwrap on request input.**\n\nThe value comes from the request and can be missing; propagate the error instead of panicking.\n\n```suggestion\n    let v = get()?;\n```\n";
+const NITPICK: &str = "_🧹 Nitpick_\n\n**Prefer a more descriptive name than `a`.**\n\nConsider renaming `a` to something that says what it does.";
+
+fn git_out(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+/// A clone with one commit (the PR head), a bare remote it came from, and the user's own
+/// uncommitted edit of another file.
+fn repository(env: &TestEnvironment) -> (String, std::path::PathBuf) {
+    let work = env.dir().join("work");
+    let remote = env.dir().join("remote.git");
+    std::fs::create_dir_all(work.join("src")).unwrap();
+    git(
+        env.dir(),
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "-b",
+            "feature",
+            remote.to_str().unwrap(),
+        ],
+    );
+    git(&work, &["init", "-q", "-b", "feature"]);
+    std::fs::write(work.join("src/lib.rs"), LIB).unwrap();
+    std::fs::write(work.join("notes.md"), "mine\n").unwrap();
+    git(&work, &["add", "."]);
+    git(
+        &work,
+        &[
+            "-c",
+            "user.name=Dana",
+            "-c",
+            "user.email=dana@example.com",
+            "commit",
+            "-q",
+            "-m",
+            "widgets",
+        ],
+    );
+    git(
+        &work,
+        &["remote", "add", "origin", remote.to_str().unwrap()],
+    );
+    git(&work, &["push", "-q", "origin", "feature"]);
+    std::fs::write(work.join("notes.md"), "my unsaved work\n").unwrap();
+    (git_out(&work, &["rev-parse", "HEAD"]), work)
+}
+
+fn pr_at(head: &str) -> review_core::model::PullRequest {
+    PrBuilder::new()
+        .with_pr(|p| p.head_sha = CommitId(head.to_owned()))
+        .thread(
+            "FIX",
+            "src/lib.rs",
+            3,
+            &[(bot("coderabbitai"), MAJOR_WITH_SUGGESTION)],
+        )
+        .with_last(|t| {
+            t.comments[0].diff_hunk = Some(
+                "@@ -0,0 +1,4 @@\n+fn a() {}\n+fn b() {\n+    let v = get().unwrap();".to_owned(),
+            );
+        })
+        .thread("NIT", "src/lib.rs", 1, &[(bot("coderabbitai"), NITPICK)])
+        .thread(
+            "HUMAN",
+            "src/lib.rs",
+            2,
+            &[
+                (bot("coderabbitai"), MAJOR_WITH_SUGGESTION),
+                (person("mei"), "no"),
+            ],
+        )
+        .build()
+}
+
+fn apply(env: &TestEnvironment, work: &Path, github: &FakeGitHub) -> Output {
+    let graphql = github.graphql_url();
+    let out = Command::new(env!("CARGO_BIN_EXE_review"))
+        .args(["triage", "1", "--repo", "acme/widgets", "--apply", "--json"])
+        .current_dir(work)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", env.dir())
+        .env("GH_TOKEN", "test-token")
+        .env("GITHUB_GRAPHQL_URL", graphql)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "review")
+        .env("GIT_AUTHOR_EMAIL", "review@example.com")
+        .env("GIT_COMMITTER_NAME", "review")
+        .env("GIT_COMMITTER_EMAIL", "review@example.com")
+        .output()
+        .unwrap();
+    Output {
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+fn entry<'a>(report: &'a Report, id: &str) -> &'a review_core::report::ThreadReport {
+    report.threads.iter().find(|t| t.id.0 == id).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn apply_commits_the_suggestion_resolves_the_nit_and_resolves_the_fix_once_pushed() {
+    let env = TestEnvironment::new();
+    let (head, work) = repository(&env);
+    let remote_before = git_out(&env.dir().join("remote.git"), &["rev-parse", "feature"]);
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(pr_at(&head));
+
+    // First run: the suggestion is committed alone, the nit resolved, the human thread untouched.
+    let first = apply(&env, &work, &github);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let report: Report = serde_json::from_str(&first.stdout).unwrap();
+    assert!(report.applied);
+    let fix = entry(&report, "FIX");
+    assert_eq!(fix.outcome, Outcome::Actioned);
+    assert!(fix.reason.contains("resolves after push"), "{}", fix.reason);
+    let commit = fix.commit.clone().unwrap();
+    assert_eq!(git_out(&work, &["rev-parse", "HEAD"]), commit.0);
+    assert_eq!(
+        git_out(&work, &["show", "--name-only", "--format=", "HEAD"]),
+        "src/lib.rs",
+        "only the edited path"
+    );
+    let message = git_out(&work, &["log", "-1", "--format=%B"]);
+    assert!(
+        message.starts_with("fix: address coderabbit Unchecked unwrap on request input"),
+        "{message}"
+    );
+    assert!(message.contains("Review-Thread: FIX"), "{message}");
+    assert_eq!(
+        std::fs::read_to_string(work.join("src/lib.rs")).unwrap(),
+        LIB.replace("get().unwrap()", "get()?")
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.join("notes.md")).unwrap(),
+        "my unsaved work\n",
+        "the user's edit is untouched"
+    );
+    assert_eq!(git_out(&work, &["status", "--porcelain"]), "M notes.md");
+    assert_eq!(
+        github.mutations(),
+        vec![Mutation::Resolve(ThreadId::from("NIT"))],
+        "no reply, no human thread"
+    );
+    assert_eq!(entry(&report, "HUMAN").outcome, Outcome::Deferred);
+    assert_eq!(
+        git_out(&env.dir().join("remote.git"), &["rev-parse", "feature"]),
+        remote_before,
+        "never pushed"
+    );
+
+    // Second run right after: no new commit, no new mutation.
+    let second = apply(&env, &work, &github);
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    assert_eq!(
+        git_out(&work, &["rev-parse", "HEAD"]),
+        commit.0,
+        "no new commit"
+    );
+    assert_eq!(github.mutations().len(), 1, "no new mutation");
+    let report: Report = serde_json::from_str(&second.stdout).unwrap();
+    assert!(entry(&report, "FIX").reason.contains("resolves after push"));
+
+    // The user pushes; the PR head on GitHub is now the fix commit: the next run resolves it.
+    git(&work, &["push", "-q", "origin", "feature"]);
+    let mut pushed = github
+        .pull_request(
+            &review_core::model::RepoId::parse("acme/widgets").unwrap(),
+            1,
+        )
+        .unwrap();
+    pushed.head_sha = commit.clone();
+    github.add_pull_request(pushed);
+    let third = apply(&env, &work, &github);
+    assert_eq!(third.code, 0, "{}", third.stderr);
+    assert_eq!(
+        github.mutations(),
+        vec![
+            Mutation::Resolve(ThreadId::from("NIT")),
+            Mutation::Resolve(ThreadId::from("FIX"))
+        ]
+    );
+    let report: Report = serde_json::from_str(&third.stdout).unwrap();
+    assert!(
+        entry(&report, "FIX").reason.contains("which is on the PR"),
+        "{:?}",
+        entry(&report, "FIX")
+    );
+    assert_eq!(
+        git_out(&work, &["rev-parse", "HEAD"]),
+        commit.0,
+        "still no new commit"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_checkout_behind_the_pr_head_makes_no_commit() {
+    let env = TestEnvironment::new();
+    let (_head, work) = repository(&env);
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(pr_at("0123456789abcdef0123456789abcdef01234567"));
+    let out = apply(&env, &work, &github);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("not in the local repository"),
+        "{}",
+        out.stderr
+    );
+    let report: Report = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        entry(&report, "FIX").deferred_because,
+        Some(review_core::report::DeferReason::NotAtHead)
+    );
+    assert_eq!(git_out(&work, &["rev-list", "--count", "HEAD"]), "1");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn apply_outside_a_git_repository_is_a_clear_error() {
+    let env = TestEnvironment::new();
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(pr_at("0123456789abcdef0123456789abcdef01234567"));
+    let out = apply(&env, env.dir(), &github);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("--apply makes fixes in a local checkout"),
+        "{}",
+        out.stderr
+    );
+    assert!(github.mutations().is_empty());
+}
