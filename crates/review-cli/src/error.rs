@@ -22,6 +22,8 @@ pub mod code {
     pub const NOT_FOUND: u8 = 5;
     /// The tool refused to act: the thread is a person's, or was not read whole.
     pub const REFUSED: u8 = 6;
+    /// `--exit-code`: the run succeeded and threads still need a person.
+    pub const NEEDS_PERSON: u8 = 7;
 }
 
 /// The exit-code table shown at the end of `review --help`.
@@ -33,7 +35,8 @@ Exit codes:
   3  an input file is missing, unreadable or malformed
   4  GitHub could not be reached, refused the token, or rate-limited the run
   5  the repository, pull request or thread could not be found
-  6  refused: the thread has human participation or was not read whole";
+  6  refused: the thread has human participation or was not read whole
+  7  with --exit-code: threads still need a person";
 
 /// An error the CLI reports.
 #[derive(Debug, thiserror::Error)]
@@ -86,6 +89,12 @@ pub enum CliError {
         /// What to do.
         hint: Option<String>,
     },
+    /// Not an error: `--exit-code` asked to say that threads still need a person.
+    #[error("{deferred} threads still need a person")]
+    NeedsPerson {
+        /// How many were deferred.
+        deferred: usize,
+    },
     /// Writing the output failed.
     #[error("cannot write output: {0}")]
     Output(#[source] io::Error),
@@ -108,6 +117,7 @@ impl CliError {
             Self::GitHub { .. } => code::GITHUB,
             Self::NotFound { .. } => code::NOT_FOUND,
             Self::Refused { .. } => code::REFUSED,
+            Self::NeedsPerson { .. } => code::NEEDS_PERSON,
             Self::Output(_) | Self::Other { .. } => code::FAILURE,
         }
     }
@@ -120,7 +130,7 @@ impl CliError {
             | Self::GitHub { hint, .. }
             | Self::NotFound { hint, .. }
             | Self::Refused { hint, .. } => hint.as_deref(),
-            Self::Clap(_) | Self::Output(_) => None,
+            Self::Clap(_) | Self::Output(_) | Self::NeedsPerson { .. } => None,
         }
     }
 }
@@ -140,6 +150,8 @@ pub fn exit(result: Result<(), CliError>) -> ExitCode {
             // clap prints help, version and usage errors in its own format.
             let _ = e.print();
         }
+        // The report already says it; the status is the message.
+        CliError::NeedsPerson { .. } => {}
         other => output::error(&other.to_string(), source_chain(other), other.hint()),
     }
     ExitCode::from(err.code())

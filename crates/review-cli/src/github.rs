@@ -214,7 +214,10 @@ async fn current_branch_pr(client: &Client, repo: &RepoId, cwd: &Path) -> Result
                 .iter()
                 .map(|p| format!("  #{}  {}  {}", p.number, p.title, p.url))
                 .collect();
-            if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+            if std::io::stdin().is_terminal()
+                && std::io::stderr().is_terminal()
+                && !output::collecting()
+            {
                 output::narrate(&format!(
                     "several open pull requests have branch {b}:\n{}",
                     list.join("\n")

@@ -5,6 +5,34 @@
 )]
 
 use std::io::{self, Write};
+use std::sync::Mutex;
+
+/// Narration collected instead of printed (`review triage --substep` returns it in its JSON).
+static COLLECTED: Mutex<Option<Vec<String>>> = Mutex::new(None);
+
+/// From now on, narration is collected instead of printed.
+pub fn collect_narration() {
+    *COLLECTED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Vec::new());
+}
+
+/// Whether narration is being collected (a sub-step run, which must never prompt).
+pub fn collecting() -> bool {
+    COLLECTED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .is_some()
+}
+
+/// The narration collected so far.
+pub fn collected_narration() -> Vec<String> {
+    COLLECTED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()
+        .unwrap_or_default()
+}
 
 /// Writes `text` to stdout. A closed pipe surfaces as an `io::Error` of kind `BrokenPipe`, which
 /// the caller turns into a quiet exit.
@@ -14,9 +42,15 @@ pub fn stdout(text: &str) -> io::Result<()> {
     out.flush()
 }
 
-/// Writes one narration line (`[triage] step N — ...`) to stderr.
+/// Writes one narration line (`[triage] step N — ...`) to stderr, or collects it.
 pub fn narrate(line: &str) {
-    eprintln!("{line}");
+    let mut collected = COLLECTED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match collected.as_mut() {
+        Some(lines) => lines.push(line.to_owned()),
+        None => eprintln!("{line}"),
+    }
 }
 
 /// Writes an error, its causes and a hint to stderr.

@@ -77,6 +77,10 @@ pub struct TriageSettings {
     /// Fixes the tool already committed, found by the `Review-Thread:` trailer of their commits.
     #[serde(default)]
     pub history: FixHistory,
+    /// Threads deferred by an earlier pass (the caller's `deferred_threads`): not triaged again,
+    /// counted as deferred.
+    #[serde(default)]
+    pub deferred: std::collections::BTreeSet<ThreadId>,
 }
 
 /// Fix commits made by earlier runs, by the thread they answer.
@@ -232,6 +236,15 @@ pub fn plan(pr: &PullRequest, signals: &SignalSet, settings: &TriageSettings) ->
                 }
             };
             planned.push(PlannedThread { report, action });
+            continue;
+        }
+        if settings.deferred.contains(&thread.id) {
+            report.deferred_because = Some(DeferReason::Earlier);
+            report.reason = "deferred by an earlier pass; not triaged again".to_owned();
+            planned.push(PlannedThread {
+                report,
+                action: Action::Leave,
+            });
             continue;
         }
         if !thread.all_comments_read {

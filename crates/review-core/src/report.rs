@@ -83,6 +83,8 @@ pub enum DeferReason {
     HostError,
     /// A duplicate of a thread that was itself deferred.
     Duplicate,
+    /// Deferred by an earlier pass and passed back in; not triaged again.
+    Earlier,
 }
 
 impl DeferReason {
@@ -99,6 +101,7 @@ impl DeferReason {
             Self::FixFailed => "fix failed",
             Self::HostError => "host error",
             Self::Duplicate => "duplicate",
+            Self::Earlier => "deferred earlier",
         }
     }
 }

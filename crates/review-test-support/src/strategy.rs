@@ -165,39 +165,47 @@ fn settings(threads: usize) -> impl Strategy<Value = TriageSettings> {
         prop::option::of(any::<bool>()),
         prop::collection::vec(0..threads.max(1), 0..3),
         prop::collection::vec(0..threads.max(1), 0..3),
+        prop::collection::vec(0..threads.max(1), 0..2),
     )
-        .prop_map(|(ladder, fixer, at_head, landed, pending)| TriageSettings {
-            automation: AutomationSettings {
-                accounts: vec![AUTOMATION_ACCOUNT.to_owned()],
-                ..AutomationSettings::default()
-            },
-            ladder: if ladder {
-                LadderMode::Hints
-            } else {
-                LadderMode::Off
-            },
-            fixes: FixSettings {
-                checkout_at_head: at_head,
-                fixer_available: fixer,
-                ..FixSettings::default()
-            },
-            // Earlier fix commits, for any thread: human, outdated and partly read ones included.
-            history: FixHistory {
-                landed: landed
+        .prop_map(
+            |(ladder, fixer, at_head, landed, pending, deferred)| TriageSettings {
+                automation: AutomationSettings {
+                    accounts: vec![AUTOMATION_ACCOUNT.to_owned()],
+                    ..AutomationSettings::default()
+                },
+                ladder: if ladder {
+                    LadderMode::Hints
+                } else {
+                    LadderMode::Off
+                },
+                fixes: FixSettings {
+                    checkout_at_head: at_head,
+                    fixer_available: fixer,
+                    ..FixSettings::default()
+                },
+                // Earlier fix commits, for any thread: human, outdated and partly read ones included.
+                history: FixHistory {
+                    landed: landed
+                        .into_iter()
+                        .map(|i| (ThreadId(format!("PRRT_{i}")), CommitId(format!("{i:040x}"))))
+                        .collect(),
+                    pending: pending
+                        .into_iter()
+                        .map(|i| {
+                            (
+                                ThreadId(format!("PRRT_{i}")),
+                                CommitId(format!("{:040x}", i + 1000)),
+                            )
+                        })
+                        .collect(),
+                },
+                // Threads an earlier pass deferred.
+                deferred: deferred
                     .into_iter()
-                    .map(|i| (ThreadId(format!("PRRT_{i}")), CommitId(format!("{i:040x}"))))
-                    .collect(),
-                pending: pending
-                    .into_iter()
-                    .map(|i| {
-                        (
-                            ThreadId(format!("PRRT_{i}")),
-                            CommitId(format!("{:040x}", i + 1000)),
-                        )
-                    })
+                    .map(|i| ThreadId(format!("PRRT_{i}")))
                     .collect(),
             },
-        })
+        )
 }
 
 /// A pull request of up to `max_threads` threads, signals for most of them, clusters over

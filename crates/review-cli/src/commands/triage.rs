@@ -50,6 +50,23 @@ pub struct TriageArgs {
     #[arg(long, conflicts_with = "input")]
     apply: bool,
 
+    /// Run as a sub-step of an orchestrator: print only the workflow's JSON result (with the
+    /// narration inside it), never prompt
+    #[arg(long)]
+    substep: bool,
+
+    /// A thread deferred by an earlier pass: not triaged again, counted as deferred (repeatable)
+    #[arg(long = "deferred", value_name = "THREAD")]
+    deferred: Vec<String>,
+
+    /// The pre-review marker commit the caller keeps; echoed back in the --substep result
+    #[arg(long, value_name = "SHA")]
+    marker: Option<String>,
+
+    /// Exit with status 7 when threads still need a person (deferred threads remain)
+    #[arg(long)]
+    exit_code: bool,
+
     /// Leave every ambiguous bot thread to a person instead of consulting the autonomy ladder
     #[arg(long)]
     no_ladder: bool,
@@ -83,6 +100,9 @@ enum Source {
 struct Settings {
     source: Source,
     apply: bool,
+    substep: bool,
+    marker: Option<String>,
+    exit_code: bool,
     json: bool,
     triage: TriageSettings,
 }
@@ -135,9 +155,30 @@ impl Settings {
         let automation = args.automation.settings()?;
         let mut fixes = FixSettings::default();
         fixes.denied_paths.extend(args.deny_paths);
+        if let Some(bad) = args
+            .deferred
+            .iter()
+            .find(|t| t.trim().is_empty() || t.contains(char::is_whitespace))
+        {
+            return Err(usage(
+                format!("`{bad}` is not a thread id"),
+                "pass thread node ids such as PRRT_kwDO...",
+            ));
+        }
+        if let Some(m) = &args.marker {
+            if m.is_empty() || !m.chars().all(|c| c.is_ascii_hexdigit()) {
+                return Err(usage(
+                    format!("`{m}` is not a commit id"),
+                    "pass the marker as a hex commit id",
+                ));
+            }
+        }
         Ok(Self {
             source,
             apply: args.apply,
+            substep: args.substep,
+            marker: args.marker,
+            exit_code: args.exit_code,
             json: args.json,
             triage: TriageSettings {
                 automation,
@@ -148,6 +189,7 @@ impl Settings {
                 },
                 fixes,
                 history: FixHistory::default(),
+                deferred: args.deferred.into_iter().map(ThreadId).collect(),
             },
         })
     }
@@ -212,6 +254,9 @@ fn read_snapshot(
 /// Runs `review triage`.
 pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     let mut settings = Settings::from_args(args)?;
+    if settings.substep {
+        output::collect_narration();
+    }
     let mut connection = None;
     let pr = match &settings.source {
         Source::Snapshot { path, pr, repo } => {
@@ -329,7 +374,14 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
             ),
         })?,
     };
-    let text = if settings.json {
+    let text = if settings.substep {
+        let new_head = vcs
+            .as_ref()
+            .and_then(|v| v.head().ok())
+            .filter(|_| report.applied);
+        output::narrate(&report.summary_line("skip"));
+        substep_result(&report, new_head.as_ref(), settings.marker.as_deref())
+    } else if settings.json {
         let mut json = serde_json::to_string_pretty(&report).map_err(|e| CliError::Other {
             message: format!("cannot encode the report: {e}"),
             hint: None,
@@ -340,8 +392,40 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         render::report(&pr, &report)
     };
     output::stdout(&text).map_err(CliError::Output)?;
-    output::narrate(&report.summary_line("skip"));
+    if !settings.substep {
+        output::narrate(&report.summary_line("skip"));
+    }
+    if settings.exit_code && report.counts.deferred > 0 {
+        return Err(CliError::NeedsPerson {
+            deferred: report.counts.deferred,
+        });
+    }
     Ok(())
+}
+
+/// The result the triage workflow returns when it runs as a sub-step, as JSON.
+fn substep_result(report: &Report, new_head: Option<&CommitId>, marker: Option<&str>) -> String {
+    let deferred: Vec<&str> = report
+        .threads
+        .iter()
+        .filter(|t| t.outcome == review_core::report::Outcome::Deferred)
+        .map(|t| t.id.0.as_str())
+        .collect();
+    let result = serde_json::json!({
+        "head_sha_in": report.head_sha,
+        "new_head_sha": new_head.unwrap_or(&report.head_sha),
+        "qa_swarm_ran": false,
+        "qa_swarm_marker_sha": marker,
+        "resolved": report.counts.resolved,
+        "actioned": report.counts.actioned,
+        "promoted": report.counts.promoted,
+        "deferred_threads": deferred,
+        "unresolved_actionable_remaining": report.unresolved_actionable_remaining,
+        "narration": output::collected_narration(),
+    });
+    let mut text = serde_json::to_string_pretty(&result).unwrap_or_else(|_| "{}".to_owned());
+    text.push('\n');
+    text
 }
 
 /// Fix commits of earlier runs, by the `Review-Thread:` trailer: those on the PR's head (landed)

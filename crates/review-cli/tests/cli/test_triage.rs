@@ -208,3 +208,90 @@ fn help_lists_the_exit_codes() {
             .contains("3  an input file is missing, unreadable or malformed")
     );
 }
+
+#[test]
+fn substep_prints_only_the_workflow_result() {
+    let env = TestEnvironment::new();
+    let deferred_before = "PRRT_kwDOKx7Ld86lqJ5NJl";
+    let out = env.run(&[
+        "triage",
+        "--input",
+        &example_arg(),
+        "--substep",
+        "--deferred",
+        deferred_before,
+        "--marker",
+        "abc1234",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.is_empty(),
+        "narration goes into the result: {}",
+        out.stderr
+    );
+    let result: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let keys: Vec<&str> = result
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "actioned",
+            "deferred_threads",
+            "head_sha_in",
+            "narration",
+            "new_head_sha",
+            "promoted",
+            "qa_swarm_marker_sha",
+            "qa_swarm_ran",
+            "resolved",
+            "unresolved_actionable_remaining"
+        ]
+    );
+    assert_eq!(
+        result["head_sha_in"], result["new_head_sha"],
+        "nothing was applied"
+    );
+    assert_eq!(result["qa_swarm_marker_sha"], "abc1234");
+    let deferred: Vec<&str> = result["deferred_threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        deferred.contains(&deferred_before),
+        "a thread passed with --deferred stays deferred"
+    );
+    let narration = result["narration"].as_array().unwrap();
+    assert!(
+        narration
+            .iter()
+            .all(|l| l.as_str().unwrap().starts_with("[triage] "))
+    );
+    assert!(
+        narration
+            .last()
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .starts_with("[triage] done — ")
+    );
+}
+
+#[test]
+fn exit_code_says_threads_still_need_a_person() {
+    let env = TestEnvironment::new();
+    let out = env.run(&["triage", "--input", &example_arg(), "--exit-code"]);
+    assert_eq!(out.code, 7, "{}", out.stderr);
+    assert!(!out.stdout.is_empty(), "the report is still printed");
+    assert!(!out.stderr.contains("error:"), "{}", out.stderr);
+    let out = env.run(&["triage", "--input", &example_arg()]);
+    assert_eq!(
+        out.code, 0,
+        "without --exit-code deferred threads are not a failure"
+    );
+}

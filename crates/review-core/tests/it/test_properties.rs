@@ -59,6 +59,19 @@ proptest! {
         }
     }
 
+    /// Threads an earlier pass deferred are not triaged again.
+    #[test]
+    fn earlier_deferrals_stay_deferred((pr, signals, settings) in triage_input(24)) {
+        let plan = plan(&pr, &signals, &settings);
+        for p in plan.threads.iter().filter(|p| settings.deferred.contains(&p.report.id)) {
+            let outdated = pr.thread(&p.report.id).unwrap().is_outdated;
+            prop_assert_eq!(p.report.outcome, if outdated { Outcome::Outdated } else { Outcome::Deferred });
+            if !outdated {
+                prop_assert_eq!(&p.action, &Action::Leave);
+            }
+        }
+    }
+
     /// Human threads are deferred, whatever their signals say.
     #[test]
     fn human_threads_are_deferred_untouched((pr, signals, settings) in triage_input(24)) {
