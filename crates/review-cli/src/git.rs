@@ -91,6 +91,11 @@ impl GitVcs {
         git(&self.root, args)
     }
 
+    /// The work tree's root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// Whether `commit` exists locally.
     pub fn has_commit(&self, commit: &str) -> bool {
         self.run(&["cat-file", "-e", &format!("{commit}^{{commit}}")])

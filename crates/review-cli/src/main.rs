@@ -3,6 +3,7 @@
 mod cli;
 mod commands;
 mod error;
+mod fixer;
 mod git;
 mod github;
 mod output;

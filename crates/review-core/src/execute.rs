@@ -302,7 +302,7 @@ async fn make_fixes(
             "[triage] step 3 — applying fix for thread {} ({})",
             task.thread, task.path
         ));
-        let result = fix_one(pr, task, ws, &dirty).await;
+        let result = fix_one(pr, task, ws, &dirty, &settings.fixes.denied_paths).await;
         if let Err((DeferReason::FixFailed, text)) = &result {
             if text.starts_with("commit rejected") {
                 stopped = Some(format!("not attempted: an earlier {text}"));
@@ -318,6 +318,7 @@ async fn fix_one(
     task: &FixTask,
     ws: Workspace<'_>,
     dirty: &[String],
+    denied: &[String],
 ) -> FixResult {
     let failed = |text: String| Err((DeferReason::FixFailed, text));
     let (edited, original) = match &task.material {
@@ -360,6 +361,14 @@ async fn fix_one(
             }
         }
     };
+    if let Some(p) = edited.iter().find(|p| is_denied(p, denied)) {
+        return Err((
+            DeferReason::DenyListed,
+            format!(
+                "the fixer edited {p}, which is on the deny list; not committing (the edit is left in the working tree)"
+            ),
+        ));
+    }
     if let Some(p) = edited.iter().find(|p| dirty.contains(p)) {
         return Err((
             DeferReason::DirtyFile,

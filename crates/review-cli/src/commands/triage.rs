@@ -2,6 +2,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::Args;
 use review_core::execute::{self, Workspace};
@@ -17,6 +18,7 @@ use review_github::reader::Reader;
 
 use crate::commands::common::{self, AutomationArgs};
 use crate::error::CliError;
+use crate::fixer::CommandFixer;
 use crate::git::GitVcs;
 use crate::github;
 use crate::output;
@@ -49,6 +51,15 @@ pub struct TriageArgs {
     /// and resolve nits and fixed threads on GitHub, without replies; never pushes
     #[arg(long, conflicts_with = "input")]
     apply: bool,
+
+    /// A command that makes fixes other than suggestion blocks (a coding agent or script); it
+    /// gets the task as JSON on stdin, the comment fenced as data, and must only edit files
+    #[arg(long, value_name = "COMMAND")]
+    fixer_cmd: Option<String>,
+
+    /// How long the fixer may take for one thread, in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    fixer_timeout: u64,
 
     /// Run as a sub-step of an orchestrator: print only the workflow's JSON result (with the
     /// narration inside it), never prompt
@@ -103,6 +114,7 @@ struct Settings {
     substep: bool,
     marker: Option<String>,
     exit_code: bool,
+    fixer: Option<(String, std::time::Duration)>,
     json: bool,
     triage: TriageSettings,
 }
@@ -153,7 +165,13 @@ impl Settings {
             }
         };
         let automation = args.automation.settings()?;
-        let mut fixes = FixSettings::default();
+        let mut fixes = FixSettings {
+            fixer_available: args
+                .fixer_cmd
+                .as_deref()
+                .is_some_and(|c| !c.trim().is_empty()),
+            ..FixSettings::default()
+        };
         fixes.denied_paths.extend(args.deny_paths);
         if let Some(bad) = args
             .deferred
@@ -179,6 +197,10 @@ impl Settings {
             substep: args.substep,
             marker: args.marker,
             exit_code: args.exit_code,
+            fixer: args
+                .fixer_cmd
+                .filter(|c| !c.trim().is_empty())
+                .map(|c| (c, std::time::Duration::from_secs(args.fixer_timeout.max(1)))),
             json: args.json,
             triage: TriageSettings {
                 automation,
@@ -347,20 +369,21 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
                 conn.number,
                 WriteSettings::default(),
             );
-            let done = execute::execute(
-                &pr,
-                &plan,
-                &settings.triage,
-                &host,
-                Some(Workspace { vcs, fixer: None }),
-            )
-            .await
-            .map_err(|e| CliError::Other {
-                message: e.to_string(),
-                hint: Some(
-                    "nothing was changed; this is a bug in review, please report it".to_owned(),
-                ),
-            })?;
+            let fixer = settings.fixer.as_ref().map(|(cmd, timeout)| {
+                CommandFixer::new(cmd.clone(), vcs.clone(), Arc::new(pr.clone()), *timeout)
+            });
+            let workspace = Workspace {
+                vcs,
+                fixer: fixer.as_ref().map(|f| f as &dyn review_core::ports::Fixer),
+            };
+            let done = execute::execute(&pr, &plan, &settings.triage, &host, Some(workspace))
+                .await
+                .map_err(|e| CliError::Other {
+                    message: e.to_string(),
+                    hint: Some(
+                        "nothing was changed; this is a bug in review, please report it".to_owned(),
+                    ),
+                })?;
             for line in &done.narration {
                 output::narrate(line);
             }
