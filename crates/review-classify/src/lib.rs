@@ -115,6 +115,52 @@ pub fn read_finding(family: Family, body: &str, path: &str) -> Finding {
     read::read(family, body, path, DEFAULT_AUTOMATED_HEADER)
 }
 
+/// A bot's review body or summary comment that names a reviewed commit other than the PR's
+/// head: stale, so the triage workflow skips it (the bot will review the head shortly).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaleSummary {
+    /// The review's or comment's node id.
+    pub id: String,
+    /// The bot family, or the author's login when the family is not known.
+    pub who: String,
+    /// The commit it says it reviewed.
+    pub reviewed: String,
+}
+
+/// The stale bot reviews and summaries of `pr`: automated review bodies and top-level comments
+/// that name a reviewed commit other than the head. People's comments are never in the list.
+pub fn stale_summaries(pr: &PullRequest, automation: &AutomationSettings) -> Vec<StaleSummary> {
+    let pr_author = pr.author.as_ref();
+    let reviews = pr
+        .reviews
+        .iter()
+        .map(|r| (r.id.0.as_str(), r.author.as_ref(), r.body.as_str()));
+    let comments = pr
+        .comments
+        .iter()
+        .map(|c| (c.id.0.as_str(), c.author.as_ref(), c.body.as_str()));
+    reviews
+        .chain(comments)
+        .filter_map(|(id, author, body)| {
+            let family = identify(author, body, pr_author, automation)?;
+            let reviewed = reviewed_commit(body)?;
+            if !is_stale(body, &pr.head_sha) {
+                return None;
+            }
+            let who = if family.is_named_tool() {
+                family.as_str().to_owned()
+            } else {
+                author.map_or_else(|| family.as_str().to_owned(), |a| a.login.clone())
+            };
+            Some(StaleSummary {
+                id: id.to_owned(),
+                who,
+                reviewed,
+            })
+        })
+        .collect()
+}
+
 /// Signals for every unresolved thread of `pr` whose first comment is automated, and the
 /// duplicate clusters among all its unresolved, current threads.
 ///
@@ -238,6 +284,53 @@ mod tests {
             comments: vec![],
             threads,
         }
+    }
+
+    #[test]
+    fn stale_summaries_are_bot_summaries_of_another_commit() {
+        use review_core::model::{IssueComment, Review, ReviewId, ReviewState};
+        let mut p = pr(vec![]);
+        let review = |id: &str, login: &str, kind: AuthorKind, body: &str| Review {
+            id: ReviewId::from(id),
+            author: Some(Author::new(login, kind)),
+            state: ReviewState::Commented,
+            body: body.to_owned(),
+            submitted_at: None,
+            commit: None,
+        };
+        p.reviews = vec![
+            review(
+                "old",
+                "chatgpt-codex-connector",
+                AuthorKind::Bot,
+                "### 💡 Codex Review\n\n**Reviewed commit:** `aaaaaaa1`",
+            ),
+            review(
+                "head",
+                "chatgpt-codex-connector",
+                AuthorKind::Bot,
+                "### 💡 Codex Review\n\n**Reviewed commit:** `0123456`",
+            ),
+            review(
+                "person",
+                "bob",
+                AuthorKind::User,
+                "Reviewed everything up to aaaaaaa1, looks fine",
+            ),
+        ];
+        p.comments = vec![IssueComment {
+            id: CommentId::from("g"),
+            author: Some(Author::new("greptile-apps", AuthorKind::Bot)),
+            body: "Greptile Summary\n\nLast reviewed commit: [wip](https://github.com/acme/widgets/commit/bbbbbbb2)".to_owned(),
+            created_at: String::new(),
+            url: String::new(),
+        }];
+        let stale = stale_summaries(&p, &AutomationSettings::default());
+        let ids: Vec<(&str, &str)> = stale
+            .iter()
+            .map(|s| (s.id.as_str(), s.who.as_str()))
+            .collect();
+        assert_eq!(ids, [("old", "codex"), ("g", "greptile")], "{stale:?}");
     }
 
     const LEAK: &str = "### File handle leaks on the error path\n\n**Medium Severity**\n\nThe early return skips `close`.";

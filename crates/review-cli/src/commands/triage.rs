@@ -356,6 +356,25 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         settings.triage.history = history;
     }
 
+    let stale = review_classify::stale_summaries(&pr, &settings.triage.automation);
+    if !stale.is_empty() {
+        let list: Vec<String> = stale
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} (reviewed {})",
+                    s.who,
+                    s.reviewed.get(..7).unwrap_or(&s.reviewed)
+                )
+            })
+            .collect();
+        output::narrate(&format!(
+            "[triage] step 4 — skip {} stale bot summaries, not of the head {}: {}",
+            stale.len(),
+            pr.head_sha.short(),
+            list.join(", ")
+        ));
+    }
     let signals = review_classify::analyze(&pr, &settings.triage.automation);
     let plan = plan::plan(&pr, &signals, &settings.triage);
     for line in &plan.narration {
