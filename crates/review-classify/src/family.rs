@@ -137,7 +137,13 @@ pub fn identify(
             if HOST_LOGINS.iter().any(|h| same_login(h, login)) {
                 return Some(sniff(body).unwrap_or(Family::OtherBot));
             }
-            Some(bot_login_family(login).unwrap_or(Family::OtherBot))
+            // A bot login this build does not know (a self-hosted or renamed app): GitHub vouches
+            // that it is a bot, so its format may name the family.
+            Some(
+                bot_login_family(login)
+                    .or_else(|| sniff(body))
+                    .unwrap_or(Family::OtherBot),
+            )
         }
         Participation::AutomationAccount | Participation::AutomatedHeader => {
             Some(sniff(body).unwrap_or(Family::QaHeader))
@@ -237,6 +243,21 @@ mod tests {
         assert_eq!(
             id(&bot("github-actions[bot]"), claude),
             Some(Family::Claude)
+        );
+    }
+
+    #[test]
+    fn an_unknown_bot_login_is_read_from_its_format() {
+        let settings = AutomationSettings::default();
+        let author = Author::new("acme-coderabbit-selfhosted", AuthorKind::Bot);
+        let body = "_⚠️ Potential issue_ | _🟠 Major_\n\n**Missing check.**\n\n<!-- This is an auto-generated comment by CodeRabbit -->";
+        assert_eq!(
+            identify(Some(&author), body, None, &settings),
+            Some(Family::CodeRabbit)
+        );
+        assert_eq!(
+            identify(Some(&author), "plain words", None, &settings),
+            Some(Family::OtherBot)
         );
     }
 

@@ -422,8 +422,8 @@ mod tests {
     #[test]
     fn qa_comments_use_the_configured_header() {
         let settings = AutomationSettings {
-            accounts: vec![],
             header: "[qa-bot]".to_owned(),
+            ..AutomationSettings::default()
         };
         let body = "[qa-bot] posted this\n\n**Severity: CRITICAL**\n\nSecrets written to the log.";
         let p = pr(vec![thread(

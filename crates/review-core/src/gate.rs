@@ -26,8 +26,13 @@ pub struct AutomationSettings {
     /// posts through a user account). Matched exactly, ASCII case-insensitively, with or without
     /// `[bot]`.
     pub accounts: Vec<String>,
-    /// The header that marks an automated comment posted through a person's account.
+    /// The header that marks an automated comment posted through a person's account; the tool
+    /// posts with this one.
     pub header: String,
+    /// Other headers that mark automated comments (tools that use their own), under the same
+    /// rule: they count only on comments by the PR's author or an automation account.
+    #[serde(default)]
+    pub extra_headers: Vec<String>,
 }
 
 impl Default for AutomationSettings {
@@ -35,6 +40,7 @@ impl Default for AutomationSettings {
         Self {
             accounts: Vec::new(),
             header: DEFAULT_AUTOMATED_HEADER.to_owned(),
+            extra_headers: Vec::new(),
         }
     }
 }
@@ -85,6 +91,15 @@ pub fn starts_with_header(body: &str, header: &str) -> bool {
 }
 
 impl AutomationSettings {
+    /// Whether the first unquoted line of `body` starts with one of the automated headers.
+    pub fn has_header(&self, body: &str) -> bool {
+        starts_with_header(body, &self.header)
+            || self
+                .extra_headers
+                .iter()
+                .any(|h| starts_with_header(body, h))
+    }
+
     /// Whether `login` is a configured automation account.
     pub fn is_automation_account(&self, login: &str) -> bool {
         self.accounts.iter().any(|a| same_login(a, login))
@@ -107,7 +122,7 @@ impl AutomationSettings {
             return Participation::AutomationAccount;
         }
         let is_pr_author = pr_author.is_some_and(|p| same_login(&p.login, &author.login));
-        if is_pr_author && starts_with_header(body, &self.header) {
+        if is_pr_author && self.has_header(body) {
             return Participation::AutomatedHeader;
         }
         Participation::Human {
@@ -243,6 +258,29 @@ mod tests {
             DEFAULT_AUTOMATED_HEADER
         ));
         assert!(!starts_with_header("anything", ""));
+    }
+
+    #[test]
+    fn extra_headers_follow_the_same_rule() {
+        let s = AutomationSettings {
+            extra_headers: vec!["[acme-review-bot]".to_owned()],
+            ..settings()
+        };
+        let dana = user("dana");
+        let body = "[acme-review-bot] unused import";
+        assert!(
+            s.participation(Some(&dana), body, Some(&dana))
+                .is_automated()
+        );
+        assert!(
+            !s.participation(Some(&user("mallory")), body, Some(&dana))
+                .is_automated()
+        );
+        assert!(
+            !settings()
+                .participation(Some(&dana), body, Some(&dana))
+                .is_automated()
+        );
     }
 
     #[test]

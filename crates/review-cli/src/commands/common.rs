@@ -29,6 +29,10 @@ pub struct AutomationArgs {
     /// The header that marks automated comments posted through the PR author's account
     #[arg(long, value_name = "TEXT", default_value = DEFAULT_AUTOMATED_HEADER)]
     pub automated_header: String,
+
+    /// Another header that marks automated comments, for tools with their own (repeatable)
+    #[arg(long = "extra-header", value_name = "TEXT")]
+    pub extra_headers: Vec<String>,
 }
 
 impl AutomationArgs {
@@ -54,9 +58,16 @@ impl AutomationArgs {
                 "pass one login per --automation-account",
             ));
         }
+        if self.extra_headers.iter().any(|h| h.trim().is_empty()) {
+            return Err(usage(
+                "--extra-header cannot be empty".to_owned(),
+                "pass the text the header starts with",
+            ));
+        }
         Ok(AutomationSettings {
             accounts: self.automation_accounts.clone(),
             header: self.automated_header.clone(),
+            extra_headers: self.extra_headers.clone(),
         })
     }
 }
