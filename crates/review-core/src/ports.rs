@@ -73,6 +73,10 @@ pub trait ReviewHost: Send + Sync {
     /// idempotency key; an empty body is refused.
     async fn reply(&self, thread: &ThreadId, body: &str) -> Result<PostedComment, HostError>;
 
+    /// Posts a top-level comment on the pull request whose node id is `subject`. Like a reply,
+    /// the body must already carry the automated header and the idempotency key.
+    async fn comment(&self, subject: &str, body: &str) -> Result<PostedComment, HostError>;
+
     /// Hides a comment with a reason. Hiding a hidden comment succeeds.
     async fn minimize(&self, comment: &CommentId, reason: MinimizeReason) -> Result<(), HostError>;
 }

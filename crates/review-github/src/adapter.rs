@@ -384,6 +384,73 @@ impl ReviewHost for GitHubHost {
         }
     }
 
+    async fn comment(&self, subject: &str, body: &str) -> Result<PostedComment, HostError> {
+        let Some(key) = post::find_key(body).map(str::to_owned) else {
+            return Err(HostError::Refused(
+                "a comment must carry the idempotency key (review_core::post::marked_body)"
+                    .to_owned(),
+            ));
+        };
+        if !post::is_marked(body, &self.settings.header) {
+            return Err(HostError::Refused(
+                "a comment must start with the automated-comment header".to_owned(),
+            ));
+        }
+        let send = || async {
+            self.pace().await;
+            let op = q::AddPrComment::build(q::CommentVariables {
+                subject_id: cynic::Id::new(subject),
+                body: body.to_owned(),
+            });
+            let response = self.client.run(&op, Repeat::Once).await?;
+            let posted = response
+                .data
+                .and_then(|d| d.add_comment)
+                .and_then(|p| p.comment_edge)
+                .and_then(|e| e.node);
+            posted
+                .map(|c| PostedComment {
+                    id: CommentId(c.id.into_inner()),
+                    url: c.url.0,
+                })
+                .ok_or_else(|| ClientError::Http {
+                    status: 200,
+                    message: response
+                        .errors
+                        .iter()
+                        .map(|e| e.message.as_str())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                })
+        };
+        match send().await {
+            Ok(posted) => Ok(posted),
+            Err(ClientError::Uncertain(why)) => {
+                // It may have landed: read the PR's comments before posting again.
+                let pr = Reader::new(&self.client)
+                    .pull_request(&self.repo, self.number)
+                    .await
+                    .map_err(from_read)?;
+                if let Some(c) = pr
+                    .comments
+                    .iter()
+                    .find(|c| post::find_key(&c.body) == Some(key.as_str()))
+                {
+                    return Ok(PostedComment {
+                        id: c.id.clone(),
+                        url: c.url.clone(),
+                    });
+                }
+                send().await.map_err(|e| unavailable(format!("the comment may not have been posted ({why}; then {e}); run again to check"), None))
+            }
+            Err(ClientError::Http {
+                status: 200,
+                message,
+            }) => Err(HostError::Refused(message)),
+            Err(e) => Err(unavailable("posting the comment failed", Some(e))),
+        }
+    }
+
     async fn minimize(&self, comment: &CommentId, reason: MinimizeReason) -> Result<(), HostError> {
         let classifier = match reason {
             MinimizeReason::Resolved => "RESOLVED",

@@ -410,6 +410,38 @@ pub struct AddThreadReply {
     pub add_pull_request_review_thread_reply: Option<ReplyPayload>,
 }
 
+#[derive(cynic::QueryVariables, Debug, Clone)]
+pub struct CommentVariables {
+    pub subject_id: cynic::Id,
+    pub body: String,
+}
+
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "IssueComment")]
+pub struct PostedComment {
+    pub id: cynic::Id,
+    pub url: Uri,
+}
+
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "IssueCommentEdge")]
+pub struct PostedCommentEdge {
+    pub node: Option<PostedComment>,
+}
+
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "AddCommentPayload")]
+pub struct CommentPayload {
+    pub comment_edge: Option<PostedCommentEdge>,
+}
+
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "Mutation", variables = "CommentVariables")]
+pub struct AddPrComment {
+    #[arguments(input: { subjectId: $subject_id, body: $body })]
+    pub add_comment: Option<CommentPayload>,
+}
+
 #[derive(cynic::Enum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReportedContentClassifiers {
     Abuse,

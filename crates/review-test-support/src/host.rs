@@ -21,6 +21,8 @@ pub enum Mutation {
     Reply(ThreadId, String),
     /// `minimizeComment`.
     Minimize(CommentId),
+    /// `addComment` on the pull request, with its body.
+    Comment(String),
 }
 
 #[derive(Debug)]
@@ -160,6 +162,28 @@ impl ReviewHost for FakeHost {
         state
             .log
             .push(Mutation::Reply(thread.clone(), body.to_owned()));
+        Ok(PostedComment { id, url })
+    }
+
+    async fn comment(&self, subject: &str, body: &str) -> Result<PostedComment, HostError> {
+        let mut state = self.state();
+        if state.pr.id != subject {
+            return Err(HostError::NotFound(format!("pull request {subject}")));
+        }
+        if body.trim().is_empty() {
+            return Err(HostError::Refused("body cannot be blank".to_owned()));
+        }
+        state.next_id += 1;
+        let id = CommentId(format!("IC_fake_{}", state.next_id));
+        let url = format!("https://github.com/fake#{id}");
+        state.pr.comments.push(review_core::model::IssueComment {
+            id: id.clone(),
+            author: Some(self.viewer.clone()),
+            body: body.to_owned(),
+            created_at: "2026-11-30T12:00:00Z".to_owned(),
+            url: url.clone(),
+        });
+        state.log.push(Mutation::Comment(body.to_owned()));
         Ok(PostedComment { id, url })
     }
 

@@ -103,6 +103,10 @@ proptest! {
             let id = match &m {
                 Mutation::Resolve(id) | Mutation::Unresolve(id) | Mutation::Reply(id, _) => id.clone(),
                 Mutation::Minimize(_) => continue,
+                Mutation::Comment(_) => {
+                    prop_assert!(false, "triage never comments");
+                    continue;
+                }
             };
             let thread = pr.thread(&id).unwrap();
             prop_assert!(!settings.automation.thread_is_human(thread, &pr));

@@ -197,3 +197,31 @@ async fn minimize_and_unresolve() {
     host.unresolve_thread(&ThreadId::from("T1")).await.unwrap();
     assert!(!s.github.pull_request(&repo(), 1).unwrap().threads[0].is_resolved);
 }
+
+#[tokio::test]
+async fn a_pr_comment_is_marked_and_posted_once_even_behind_a_502() {
+    let pr = PrBuilder::new().build();
+    let subject = pr.id.clone();
+    let s = setup(pr, fast_policy()).await;
+    s.github.inject(Fault::ApplyThenFail {
+        operation: Some("AddPrComment".to_owned()),
+        status: 502,
+        times: 1,
+    });
+    let key = post::idempotency_key(
+        &ThreadId::from(subject.as_str()),
+        "All review threads are resolved.",
+    );
+    let body = post::marked_body(
+        review_core::gate::DEFAULT_AUTOMATED_HEADER,
+        "All review threads are resolved.",
+        &key,
+    );
+    let host = host(&s, 1);
+    let posted = host.comment(&subject, &body).await.unwrap();
+    let now = s.github.pull_request(&repo(), 1).unwrap();
+    assert_eq!(now.comments.len(), 1, "posted once");
+    assert_eq!(now.comments[0].id, posted.id);
+    assert!(host.comment(&subject, "unmarked").await.is_err());
+    assert!(host.comment("PR_nope", &body).await.is_err());
+}

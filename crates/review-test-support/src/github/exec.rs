@@ -594,6 +594,8 @@ enum Obj<'a> {
     Owner(&'a str),
     Commit(&'a str),
     Ref(&'a str),
+    /// An edge of a connection, holding its node.
+    Edge(Box<Self>),
     /// The checks state of a PR's head, as GitHub spells it.
     Rollup(&'a str, &'static str),
     Conn {
@@ -630,6 +632,7 @@ impl Obj<'_> {
             Self::Commit(_) => "Commit",
             Self::Ref(_) => "Ref",
             Self::Rollup(..) => "StatusCheckRollup",
+            Self::Edge(_) => "IssueCommentEdge",
             Self::Conn { ty, .. } | Self::Payload { ty, .. } => ty,
             Self::PageInfo { .. } => "PageInfo",
             Self::RateLimit => "RateLimit",
@@ -1191,6 +1194,11 @@ impl<'a> Exec<'a> {
             },
 
             (Obj::Payload { client, .. }, "clientMutationId") => opt(client.clone()),
+            (Obj::Payload { target, .. }, "commentEdge") => Ok(target
+                .as_deref()
+                .map_or(Out::Null, |t| Out::Obj(Obj::Edge(Box::new(t.clone()))))),
+            (Obj::Edge(node), "node") => Ok(Out::Obj((**node).clone())),
+            (Obj::Edge(_), "cursor") => leaf("Y3Vyc29yOmVkZ2U="),
             (Obj::Payload { target, .. }, "thread" | "comment" | "minimizedComment") => {
                 Ok(target.as_deref().map_or(Out::Null, |t| Out::Obj(t.clone())))
             }
@@ -1285,6 +1293,7 @@ enum Applied {
     Thread(String),
     ReviewComment(String),
     Minimized(String),
+    IssueComment(String),
 }
 
 fn apply(st: &mut State, name: &str, input: &Json) -> Result<Applied, FieldErr> {
@@ -1307,6 +1316,41 @@ fn apply(st: &mut State, name: &str, input: &Json) -> Result<Applied, FieldErr> 
             Ok(Applied::Thread(id.0))
         }
         "addPullRequestReviewThreadReply" => reply(st, input),
+        "addComment" => {
+            let subject = id_text(input.get("subjectId"));
+            let body = input
+                .get("body")
+                .and_then(Json::as_str)
+                .unwrap_or("")
+                .to_owned();
+            if body.trim().is_empty() {
+                return Err(FieldErr::new("UNPROCESSABLE", "Body can't be blank"));
+            }
+            let n = st.fresh();
+            let now = state::rfc3339(state::now());
+            let viewer = Author::new(st.viewer.clone(), AuthorKind::User);
+            let entry = st
+                .prs
+                .iter_mut()
+                .find(|e| e.pr.id == subject)
+                .ok_or_else(|| FieldErr::node_not_found(&subject))?;
+            let id = format!("IC_fake{n}");
+            let url = format!(
+                "https://github.com/{}/pull/{}#issuecomment-{}",
+                entry.pr.repo,
+                entry.pr.number,
+                800_000_000 + n
+            );
+            entry.pr.comments.push(review_core::model::IssueComment {
+                id: CommentId(id.clone()),
+                author: Some(viewer),
+                body: body.clone(),
+                created_at: now,
+                url,
+            });
+            st.mutations.push(Mutation::Comment(body));
+            Ok(Applied::IssueComment(id))
+        }
         "minimizeComment" => {
             let id = id_text(input.get("subjectId"));
             let classifier = input
@@ -1421,6 +1465,7 @@ fn locate<'a>(st: &'a State, applied: &Applied) -> Option<Obj<'a>> {
         Applied::ReviewComment(id) => st
             .review_comment(id)
             .map(|(e, t, c)| Obj::ReviewComment(e, t, c)),
+        Applied::IssueComment(id) => st.issue_comment(id).map(|(e, c)| Obj::IssueComment(e, c)),
         Applied::Minimized(id) => st
             .review_comment(id)
             .map(|(e, t, c)| Obj::ReviewComment(e, t, c))

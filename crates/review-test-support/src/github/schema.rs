@@ -91,6 +91,11 @@ const MUTATION: &[FieldDef] = &[
         "MinimizeCommentPayload",
         &[("input", "MinimizeCommentInput!")],
     ),
+    fa(
+        "addComment",
+        "AddCommentPayload",
+        &[("input", "AddCommentInput!")],
+    ),
 ];
 
 const REPOSITORY: &[FieldDef] = &[
@@ -244,6 +249,11 @@ const REPLY_PAYLOAD: &[FieldDef] = &[
     f("clientMutationId", "String"),
     f("comment", "PullRequestReviewComment"),
 ];
+const COMMENT_PAYLOAD: &[FieldDef] = &[
+    f("clientMutationId", "String"),
+    f("commentEdge", "IssueCommentEdge"),
+];
+const ISSUE_COMMENT_EDGE: &[FieldDef] = &[f("cursor", "String!"), f("node", "IssueComment")];
 const MINIMIZE_PAYLOAD: &[FieldDef] = &[
     f("clientMutationId", "String"),
     f("minimizedComment", "Minimizable"),
@@ -296,6 +306,8 @@ pub(crate) fn kind(name: &str) -> Option<Kind> {
         "ResolveReviewThreadPayload" | "UnresolveReviewThreadPayload" => Object(THREAD_PAYLOAD),
         "AddPullRequestReviewThreadReplyPayload" => Object(REPLY_PAYLOAD),
         "MinimizeCommentPayload" => Object(MINIMIZE_PAYLOAD),
+        "AddCommentPayload" => Object(COMMENT_PAYLOAD),
+        "IssueCommentEdge" => Object(ISSUE_COMMENT_EDGE),
         "Actor" => Interface(ACTOR),
         "RepositoryOwner" => Interface(OWNER),
         "Node" => Interface(NODE),
@@ -322,6 +334,11 @@ pub(crate) fn kind(name: &str) -> Option<Kind> {
             ("pullRequestReviewThreadId", "ID!"),
             ("body", "String!"),
             ("pullRequestReviewId", "ID"),
+            ("clientMutationId", "String"),
+        ]),
+        "AddCommentInput" => Input(&[
+            ("subjectId", "ID!"),
+            ("body", "String!"),
             ("clientMutationId", "String"),
         ]),
         "MinimizeCommentInput" => Input(&[
