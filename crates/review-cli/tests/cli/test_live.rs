@@ -327,3 +327,38 @@ async fn a_merged_pr_read_live_is_not_triaged() {
         out.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_detached_head_asks_for_a_pr_number() {
+    let github = github_with(PrBuilder::new().build()).await;
+    let env = TestEnvironment::new();
+    git(env.dir(), &["init", "-q", "-b", "feature"]);
+    git(
+        env.dir(),
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://github.com/acme/widgets.git",
+        ],
+    );
+    git(
+        env.dir(),
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x",
+        ],
+    );
+    git(env.dir(), &["checkout", "-q", "--detach"]);
+    let out = run(&env, &github, &["threads"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("HEAD is detached"), "{}", out.stderr);
+    assert!(github.requests().is_empty(), "nothing asked of GitHub");
+}
