@@ -17,10 +17,9 @@
 //! its time limit is a failed fix.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::io::Read;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use review_core::model::PullRequest;
@@ -105,48 +104,8 @@ impl CommandFixer {
     }
 
     fn run_blocking(&self, input: &str) -> Result<(), FixerError> {
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(&self.command)
-            .current_dir(self.vcs.root())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| failed(format!("cannot run the fixer `{}`: {e}", self.command)))?;
-        if let Some(mut stdin) = child.stdin.take() {
-            // A fixer that does not read its task closes the pipe early: that is its business.
-            let _ = stdin.write_all(input.as_bytes());
-        }
-        let started = Instant::now();
-        loop {
-            match child.try_wait() {
-                Ok(Some(status)) if status.success() => return Ok(()),
-                Ok(Some(status)) => {
-                    let mut err = String::new();
-                    if let Some(mut e) = child.stderr.take() {
-                        let _ = e.read_to_string(&mut err);
-                    }
-                    let last = err
-                        .lines()
-                        .rev()
-                        .find(|l| !l.trim().is_empty())
-                        .unwrap_or("")
-                        .trim();
-                    return Err(failed(format!("the fixer exited with {status}: {last}")));
-                }
-                Ok(None) if started.elapsed() > self.timeout => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(failed(format!(
-                        "the fixer did not finish within {} s and was stopped",
-                        self.timeout.as_secs()
-                    )));
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(25)),
-                Err(e) => return Err(failed(format!("cannot wait for the fixer: {e}"))),
-            }
-        }
+        crate::command::run(&self.command, self.vcs.root(), input, self.timeout)
+            .map_err(|why| failed(format!("the fixer {why}")))
     }
 }
 

@@ -96,6 +96,29 @@ impl GitVcs {
         &self.root
     }
 
+    /// The repository's common directory (shared by its worktrees), where the tool keeps state.
+    pub fn common_dir(&self) -> Result<std::path::PathBuf, GitError> {
+        self.run(&["rev-parse", "--path-format=absolute", "--git-common-dir"])
+            .map(Into::into)
+    }
+
+    /// The paths whose content differs between two commits other than in whitespace.
+    pub fn substantive_changes(&self, from: &str, to: &str) -> Result<Vec<String>, GitError> {
+        let names = self.run(&["diff", "--name-only", from, to])?;
+        let mut changed = Vec::new();
+        for path in names.lines().filter(|p| !p.is_empty()) {
+            let diff = self.run(&["diff", "-w", "--ignore-blank-lines", from, to, "--", path])?;
+            if diff.lines().any(|l| l.starts_with("@@"))
+                || self
+                    .run(&["cat-file", "-e", &format!("{to}:{path}")])
+                    .is_err()
+            {
+                changed.push(path.to_owned());
+            }
+        }
+        Ok(changed)
+    }
+
     /// Whether `commit` exists locally.
     pub fn has_commit(&self, commit: &str) -> bool {
         self.run(&["cat-file", "-e", &format!("{commit}^{{commit}}")])

@@ -1,12 +1,14 @@
 //! `review`: triage the review conversation on a GitHub pull request.
 
 mod cli;
+mod command;
 mod commands;
 mod error;
 mod fixer;
 mod git;
 mod github;
 mod output;
+mod prereview;
 mod render;
 
 fn main() -> std::process::ExitCode {

@@ -22,6 +22,7 @@ use crate::fixer::CommandFixer;
 use crate::git::GitVcs;
 use crate::github;
 use crate::output;
+use crate::prereview;
 use crate::render;
 
 /// Classify every unresolved review thread and plan what to do with each
@@ -60,6 +61,19 @@ pub struct TriageArgs {
     /// How long the fixer may take for one thread, in seconds
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     fixer_timeout: u64,
+
+    /// A reviewer command to run before triage (the workflow's pre-review): on the first pass,
+    /// then only when the code changed since it last ran; it gets the PR as JSON on stdin
+    #[arg(long, value_name = "COMMAND")]
+    reviewer_cmd: Option<String>,
+
+    /// How long the reviewer may take, in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 1800)]
+    reviewer_timeout: u64,
+
+    /// Skip the pre-review even though the code changed since it last ran (said in the report)
+    #[arg(long, requires = "reviewer_cmd")]
+    skip_pre_review: bool,
 
     /// Run as a sub-step of an orchestrator: print only the workflow's JSON result (with the
     /// narration inside it), never prompt
@@ -115,6 +129,8 @@ struct Settings {
     marker: Option<String>,
     exit_code: bool,
     fixer: Option<(String, std::time::Duration)>,
+    reviewer: Option<(String, std::time::Duration)>,
+    skip_pre_review: bool,
     json: bool,
     triage: TriageSettings,
 }
@@ -197,6 +213,13 @@ impl Settings {
             substep: args.substep,
             marker: args.marker,
             exit_code: args.exit_code,
+            reviewer: args.reviewer_cmd.filter(|c| !c.trim().is_empty()).map(|c| {
+                (
+                    c,
+                    std::time::Duration::from_secs(args.reviewer_timeout.max(1)),
+                )
+            }),
+            skip_pre_review: args.skip_pre_review,
             fixer: args
                 .fixer_cmd
                 .filter(|c| !c.trim().is_empty())
@@ -280,7 +303,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         output::collect_narration();
     }
     let mut connection = None;
-    let pr = match &settings.source {
+    let mut pr = match &settings.source {
         Source::Snapshot { path, pr, repo } => {
             let read = read_snapshot(path, *pr, repo.as_ref())?;
             output::narrate(&format!(
@@ -326,7 +349,40 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         ));
         return Ok(());
     }
-    output::narrate("[triage] step 2 — skip pre-review: no reviewer command configured");
+    let mut pre_review = "skip";
+    match (&settings.source, &settings.reviewer, &connection) {
+        (Source::Snapshot { .. }, _, _) => {
+            output::narrate(
+                "[triage] step 2 — skip pre-review: a recorded snapshot cannot be reviewed again",
+            );
+        }
+        _ if settings.substep => {
+            output::narrate("[triage] step 2 — skip pre-review as a sub-step: the caller runs it");
+        }
+        (_, None, _) => {
+            output::narrate("[triage] step 2 — skip pre-review: no reviewer command configured");
+        }
+        (_, Some((command, timeout)), Some(conn)) => match GitVcs::open(&common::cwd()?) {
+            Ok(vcs) => {
+                if prereview::run(&vcs, &pr, command, *timeout, settings.skip_pre_review)?
+                    == prereview::Outcome::Ran
+                {
+                    pre_review = "ran";
+                    output::narrate(
+                        "[triage] step 2 — the reviewer finished; reading the PR again for its findings",
+                    );
+                    pr = Reader::new(&conn.client)
+                        .pull_request(&conn.repo, conn.number)
+                        .await
+                        .map_err(github::read_error)?;
+                }
+            }
+            Err(e) => output::narrate(&format!(
+                "[triage] step 2 — warning: skip pre-review, it needs a local checkout: {e}"
+            )),
+        },
+        (_, Some(_), None) => {}
+    }
 
     // The local checkout: where fixes are made, and where earlier fixes are found.
     let vcs = match &settings.source {
@@ -421,7 +477,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
             .as_ref()
             .and_then(|v| v.head().ok())
             .filter(|_| report.applied);
-        output::narrate(&report.summary_line("skip"));
+        output::narrate(&report.summary_line(pre_review));
         substep_result(&report, new_head.as_ref(), settings.marker.as_deref())
     } else if settings.json {
         let mut json = serde_json::to_string_pretty(&report).map_err(|e| CliError::Other {
@@ -435,7 +491,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     };
     output::stdout(&text).map_err(CliError::Output)?;
     if !settings.substep {
-        output::narrate(&report.summary_line("skip"));
+        output::narrate(&report.summary_line(pre_review));
     }
     if settings.exit_code && report.counts.deferred > 0 {
         return Err(CliError::NeedsPerson {

@@ -377,3 +377,139 @@ async fn without_a_fixer_such_a_thread_is_actionable_no_fixer() {
     );
     assert!(report.unresolved_actionable_remaining);
 }
+
+fn commit_file(work: &Path, path: &str, text: &str) -> String {
+    std::fs::write(work.join(path), text).unwrap();
+    git(work, &["add", path]);
+    git(
+        work,
+        &[
+            "-c",
+            "user.name=Dana",
+            "-c",
+            "user.email=dana@example.com",
+            "commit",
+            "-q",
+            "-m",
+            "more",
+        ],
+    );
+    git_out(work, &["rev-parse", "HEAD"])
+}
+
+fn move_pr_head(github: &FakeGitHub, head: &str) {
+    let repo = review_core::model::RepoId::parse("acme/widgets").unwrap();
+    let mut pr = github.pull_request(&repo, 1).unwrap();
+    pr.head_sha = CommitId(head.to_owned());
+    github.add_pull_request(pr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_pre_review_runs_first_and_then_only_after_code_changes() {
+    let env = TestEnvironment::new();
+    let (head, work) = repository(&env);
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(pr_at(&head));
+    let seen = env.dir().join("reviewer-input.json");
+    let reviewer = format!("cat > '{}'", seen.display());
+    let triage = |extra: &[&str]| {
+        let mut args = vec!["--reviewer-cmd", reviewer.as_str()];
+        args.extend_from_slice(extra);
+        // Plan only: the pre-review step runs with or without --apply.
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_review"));
+        cmd.args(["triage", "1", "--repo", "acme/widgets"])
+            .args(&args)
+            .current_dir(&work)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("GH_TOKEN", "t")
+            .env("GITHUB_GRAPHQL_URL", github.graphql_url());
+        let out = cmd.output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+
+    let (code, stderr) = triage(&[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("first pass, running the reviewer"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("qa-swarm=ran"), "{stderr}");
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(input["pr"], 1);
+    assert_eq!(input["head_sha"], head.as_str());
+    let marker = work.join(".git/review/pre-review-acme-widgets-1.json");
+    assert!(std::fs::read_to_string(&marker).unwrap().contains(&head));
+
+    let (_, stderr) = triage(&[]);
+    assert!(stderr.contains("it already ran at"), "{stderr}");
+    assert!(stderr.contains("qa-swarm=skip"), "{stderr}");
+
+    move_pr_head(&github, &commit_file(&work, "notes.md", "docs only\n"));
+    let (_, stderr) = triage(&[]);
+    assert!(stderr.contains("only doc-only changes since"), "{stderr}");
+
+    move_pr_head(
+        &github,
+        &commit_file(&work, "src/extra.rs", "fn extra() {}\n"),
+    );
+    let (_, stderr) = triage(&["--skip-pre-review"]);
+    assert!(
+        stderr.contains("skipped by --skip-pre-review, although the diff since"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("src/extra.rs"), "{stderr}");
+    let (_, stderr) = triage(&[]);
+    assert!(
+        stderr.contains("touches src/extra.rs, running the reviewer"),
+        "{stderr}"
+    );
+
+    std::fs::write(&marker, "{ not json").unwrap();
+    let (code, stderr) = triage(&[]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("the pre-review state is corrupt"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap(),
+        "{ not json",
+        "a corrupt state is not overwritten"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failing_reviewer_warns_and_triage_goes_on() {
+    let env = TestEnvironment::new();
+    let (head, work) = repository(&env);
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(pr_at(&head));
+    let out = Command::new(env!("CARGO_BIN_EXE_review"))
+        .args([
+            "triage",
+            "1",
+            "--repo",
+            "acme/widgets",
+            "--reviewer-cmd",
+            "definitely-not-a-command-xyz",
+        ])
+        .current_dir(&work)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("GH_TOKEN", "t")
+        .env("GITHUB_GRAPHQL_URL", github.graphql_url())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("warning: the reviewer exited with"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("qa-swarm=skip"), "{stderr}");
+}
