@@ -119,6 +119,22 @@ impl GitVcs {
         Ok(changed)
     }
 
+    /// Pushes HEAD to `branch` on the current branch's remote (its upstream's, else `origin`),
+    /// without force: a remote that moved rejects the push.
+    pub fn push_head(&self, branch: &str) -> Result<String, GitError> {
+        let remote = current_branch(&self.root)?
+            .and_then(|b| self.run(&["config", &format!("branch.{b}.remote")]).ok())
+            .filter(|r| !r.is_empty())
+            .unwrap_or_else(|| "origin".to_owned());
+        self.run(&[
+            "push",
+            "--quiet",
+            &remote,
+            &format!("HEAD:refs/heads/{branch}"),
+        ])?;
+        Ok(remote)
+    }
+
     /// Whether `commit` exists locally.
     pub fn has_commit(&self, commit: &str) -> bool {
         self.run(&["cat-file", "-e", &format!("{commit}^{{commit}}")])

@@ -8,7 +8,7 @@ use clap::Args;
 use review_core::execute::{self, Workspace};
 use review_core::model::{CommitId, PrState, PullRequest, RepoId, ThreadId};
 use review_core::plan::{self, FixHistory, FixSettings, TriageSettings};
-use review_core::ports::Vcs;
+use review_core::ports::{ReviewHost, Vcs};
 use review_core::report::Report;
 use review_core::rules::LadderMode;
 use review_core::snapshot;
@@ -61,6 +61,11 @@ pub struct TriageArgs {
     /// How long the fixer may take for one thread, in seconds
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     fixer_timeout: u64,
+
+    /// Push the fix commits to the PR's branch after --apply (never forced), then resolve the
+    /// threads they fix
+    #[arg(long, requires = "apply")]
+    push: bool,
 
     /// A reviewer command to run before triage (the workflow's pre-review): on the first pass,
     /// then only when the code changed since it last ran; it gets the PR as JSON on stdin
@@ -131,6 +136,7 @@ struct Settings {
     fixer: Option<(String, std::time::Duration)>,
     reviewer: Option<(String, std::time::Duration)>,
     skip_pre_review: bool,
+    push: bool,
     json: bool,
     triage: TriageSettings,
 }
@@ -220,6 +226,7 @@ impl Settings {
                 )
             }),
             skip_pre_review: args.skip_pre_review,
+            push: args.push,
             fixer: args
                 .fixer_cmd
                 .filter(|c| !c.trim().is_empty())
@@ -436,6 +443,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     for line in &plan.narration {
         output::narrate(line);
     }
+    let mut push_failure = None;
     let report: Report = match (&connection, &vcs) {
         (Some(conn), Some(vcs)) if settings.apply => {
             let host = GitHubHost::new(
@@ -462,7 +470,12 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
             for line in &done.narration {
                 output::narrate(line);
             }
-            done.report
+            let mut report = done.report;
+            if settings.push {
+                push_failure =
+                    push_and_resolve(vcs, conn, &pr.head_ref, &host, &mut report).await?;
+            }
+            report
         }
         _ => plan.report(&pr).map_err(|e| CliError::Other {
             message: format!("the plan does not account for every thread: {e}"),
@@ -492,6 +505,15 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     output::stdout(&text).map_err(CliError::Output)?;
     if !settings.substep {
         output::narrate(&report.summary_line(pre_review));
+    }
+    if let Some(why) = push_failure {
+        return Err(CliError::Other {
+            message: format!("the push failed: {why}"),
+            hint: Some(
+                "the fixes are committed locally; pull or rebase, then push yourself and run again"
+                    .to_owned(),
+            ),
+        });
     }
     if settings.exit_code && report.counts.deferred > 0 {
         return Err(CliError::NeedsPerson {
@@ -524,6 +546,76 @@ fn substep_result(report: &Report, new_head: Option<&CommitId>, marker: Option<&
     let mut text = serde_json::to_string_pretty(&result).unwrap_or_else(|_| "{}".to_owned());
     text.push('\n');
     text
+}
+
+/// Pushes the fix commits waiting for a push, reads the PR again, and resolves the threads whose
+/// fixes are now on its head. Returns why the push failed, if it did (the report is still
+/// printed before the command fails).
+async fn push_and_resolve(
+    vcs: &GitVcs,
+    conn: &github::Connection,
+    branch: &str,
+    host: &GitHubHost,
+    report: &mut Report,
+) -> Result<Option<String>, CliError> {
+    let waiting: Vec<usize> = report
+        .threads
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.commit.is_some() && t.reason.contains("resolves after push"))
+        .map(|(i, _)| i)
+        .collect();
+    if waiting.is_empty() {
+        output::narrate("[triage] push — no fix commit waits for a push; nothing pushed");
+        return Ok(None);
+    }
+    let local = vcs.head().map_err(|e| CliError::Other {
+        message: format!("cannot read the local HEAD: {e}"),
+        hint: None,
+    })?;
+    output::narrate(&format!(
+        "[triage] push — pushing {} to {branch}",
+        local.short()
+    ));
+    let remote = match vcs.push_head(branch) {
+        Ok(remote) => remote,
+        Err(e) => {
+            output::narrate(&format!("[triage] push — failed: {e}"));
+            return Ok(Some(e.to_string()));
+        }
+    };
+    output::narrate(&format!(
+        "[triage] push — pushed to {remote}; reading the PR again"
+    ));
+    let after = Reader::new(&conn.client)
+        .pull_request(&conn.repo, conn.number)
+        .await
+        .map_err(github::read_error)?;
+    if after.head_sha != local {
+        output::narrate(
+            "[triage] push — GitHub does not show the push yet; run again to resolve the fixed threads",
+        );
+        return Ok(None);
+    }
+    let ids: Vec<ThreadId> = waiting
+        .iter()
+        .map(|&i| report.threads[i].id.clone())
+        .collect();
+    let results = host.resolve_threads(&ids).await;
+    for (&i, result) in waiting.iter().zip(results) {
+        let entry = &mut report.threads[i];
+        let short = entry
+            .commit
+            .as_ref()
+            .map_or_else(String::new, |c| c.short().to_owned());
+        entry.reason = match result {
+            Ok(()) => format!("fixed in {short}, pushed; resolved"),
+            Err(e) => {
+                format!("fixed in {short}, pushed; resolving failed ({e}): the next run retries")
+            }
+        };
+    }
+    Ok(None)
 }
 
 /// Fix commits of earlier runs, by the `Review-Thread:` trailer: those on the PR's head (landed)

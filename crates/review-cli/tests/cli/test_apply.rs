@@ -513,3 +513,97 @@ async fn a_failing_reviewer_warns_and_triage_goes_on() {
     );
     assert!(stderr.contains("qa-swarm=skip"), "{stderr}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn push_sends_the_fix_commits_without_force_and_never_without_the_flag() {
+    let env = TestEnvironment::new();
+    let (head, work) = repository(&env);
+    let remote = env.dir().join("remote.git");
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(pr_at(&head));
+
+    let out = apply_with(&env, &work, &github, &["--push"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let local = git_out(&work, &["rev-parse", "HEAD"]);
+    assert_ne!(local, head, "a fix was committed");
+    assert_eq!(
+        git_out(&remote, &["rev-parse", "feature"]),
+        local,
+        "pushed to the PR's branch"
+    );
+    // The fake does not see pushes: the tool says so rather than resolving early.
+    assert!(
+        out.stderr.contains("GitHub does not show the push yet"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !github
+            .mutations()
+            .contains(&Mutation::Resolve(ThreadId::from("FIX")))
+    );
+
+    // Once GitHub shows it, the next run resolves the fixed thread.
+    move_pr_head(&github, &local);
+    let out = apply(&env, &work, &github);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        github
+            .mutations()
+            .contains(&Mutation::Resolve(ThreadId::from("FIX")))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rejected_push_keeps_the_commits_and_says_what_to_do() {
+    let env = TestEnvironment::new();
+    let (head, work) = repository(&env);
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(pr_at(&head));
+    // Someone else pushed to the branch meanwhile.
+    let other = env.dir().join("other");
+    git(
+        env.dir(),
+        &[
+            "clone",
+            "-q",
+            env.dir().join("remote.git").to_str().unwrap(),
+            other.to_str().unwrap(),
+        ],
+    );
+    std::fs::write(other.join("theirs.txt"), "theirs\n").unwrap();
+    git(&other, &["add", "theirs.txt"]);
+    git(
+        &other,
+        &[
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-q",
+            "-m",
+            "theirs",
+        ],
+    );
+    git(&other, &["push", "-q", "origin", "HEAD:feature"]);
+
+    let out = apply_with(&env, &work, &github, &["--push"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("the push failed"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("hint: the fixes are committed locally"),
+        "{}",
+        out.stderr
+    );
+    let report: Report = serde_json::from_str(&out.stdout).unwrap();
+    assert!(
+        report.applied,
+        "the report of what was done is printed before the failure"
+    );
+    assert_eq!(
+        git_out(&work, &["rev-list", "--count", "HEAD"]),
+        "2",
+        "the fix commit stays"
+    );
+}
