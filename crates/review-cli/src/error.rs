@@ -24,6 +24,8 @@ pub mod code {
     pub const REFUSED: u8 = 6;
     /// `--exit-code`: the run succeeded and threads still need a person.
     pub const NEEDS_PERSON: u8 = 7;
+    /// Interrupted (Ctrl-C); what was done so far was reported.
+    pub const INTERRUPTED: u8 = 130;
 }
 
 /// The exit-code table shown at the end of `review --help`.
@@ -36,7 +38,8 @@ Exit codes:
   4  GitHub could not be reached, refused the token, or rate-limited the run
   5  the repository, pull request or thread could not be found
   6  refused: the thread has human participation or was not read whole
-  7  with --exit-code: threads still need a person";
+  7  with --exit-code: threads still need a person
+  130  interrupted (Ctrl-C) after reporting what was done so far";
 
 /// An error the CLI reports.
 #[derive(Debug, thiserror::Error)]
@@ -95,6 +98,9 @@ pub enum CliError {
         /// How many were deferred.
         deferred: usize,
     },
+    /// Interrupted by Ctrl-C; the report of what was done so far was printed.
+    #[error("interrupted; the report above says what was done")]
+    Interrupted,
     /// Writing the output failed.
     #[error("cannot write output: {0}")]
     Output(#[source] io::Error),
@@ -118,6 +124,7 @@ impl CliError {
             Self::NotFound { .. } => code::NOT_FOUND,
             Self::Refused { .. } => code::REFUSED,
             Self::NeedsPerson { .. } => code::NEEDS_PERSON,
+            Self::Interrupted => code::INTERRUPTED,
             Self::Output(_) | Self::Other { .. } => code::FAILURE,
         }
     }
@@ -130,7 +137,7 @@ impl CliError {
             | Self::GitHub { hint, .. }
             | Self::NotFound { hint, .. }
             | Self::Refused { hint, .. } => hint.as_deref(),
-            Self::Clap(_) | Self::Output(_) | Self::NeedsPerson { .. } => None,
+            Self::Clap(_) | Self::Output(_) | Self::NeedsPerson { .. } | Self::Interrupted => None,
         }
     }
 }

@@ -9,6 +9,7 @@
 //! says "fixed in <sha>, resolves after push".
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::model::{CommitId, PullRequest, ThreadId};
 use crate::plan::{Action, FixMaterial, FixTask, Plan, TriageSettings, is_denied};
@@ -129,6 +130,20 @@ pub async fn execute(
     host: &dyn ReviewHost,
     workspace: Option<Workspace<'_>>,
 ) -> Result<Execution, ExecuteError> {
+    execute_until(pr, plan, settings, host, workspace, &AtomicBool::new(false)).await
+}
+
+/// [`execute`], stopping at the next checkpoint (before a fix, before the resolves) once `stop`
+/// is set (by Ctrl-C, say). Threads not reached are deferred as "interrupted", so the report
+/// still accounts for every thread.
+pub async fn execute_until(
+    pr: &PullRequest,
+    plan: &Plan,
+    settings: &TriageSettings,
+    host: &dyn ReviewHost,
+    workspace: Option<Workspace<'_>>,
+    stop: &AtomicBool,
+) -> Result<Execution, ExecuteError> {
     check_plan(pr, plan, settings)?;
     let mut entries: Vec<ThreadReport> = plan.threads.iter().map(|p| p.report.clone()).collect();
     let mut narration = Vec::new();
@@ -150,7 +165,7 @@ pub async fn execute(
         .collect();
     let mut fixed: BTreeMap<ThreadId, CommitId> = BTreeMap::new();
     if !fixes.is_empty() {
-        let outcome = make_fixes(pr, settings, &fixes, workspace, &mut narration).await;
+        let outcome = make_fixes(pr, settings, &fixes, workspace, stop, &mut narration).await;
         for (thread, result) in outcome {
             let entry = &mut entries[index[&thread]];
             match result {
@@ -193,7 +208,16 @@ pub async fn execute(
         .filter(|p| p.action == Action::Resolve)
         .map(|p| p.report.id.clone())
         .collect();
-    if !to_resolve.is_empty() {
+    if !to_resolve.is_empty() && stop.load(Ordering::SeqCst) {
+        narration.push("[triage] interrupted — stopping before the resolves".to_owned());
+        for id in &to_resolve {
+            defer(
+                &mut entries[index[id]],
+                DeferReason::Interrupted,
+                "interrupted before it was resolved".to_owned(),
+            );
+        }
+    } else if !to_resolve.is_empty() {
         narration.push(format!(
             "[triage] step 4 — resolving {} threads without reply",
             to_resolve.len()
@@ -235,6 +259,7 @@ async fn make_fixes(
     settings: &TriageSettings,
     fixes: &[&FixTask],
     workspace: Option<Workspace<'_>>,
+    stop: &AtomicBool,
     narration: &mut Vec<String>,
 ) -> Vec<(ThreadId, FixResult)> {
     let all = |why: DeferReason, text: &str| -> Vec<(ThreadId, FixResult)> {
@@ -278,6 +303,16 @@ async fn make_fixes(
     let mut out = Vec::new();
     let mut stopped: Option<String> = None;
     for task in fixes {
+        if stop.load(Ordering::SeqCst) {
+            out.push((
+                task.thread.clone(),
+                Err((
+                    DeferReason::Interrupted,
+                    "interrupted before the fix was made".to_owned(),
+                )),
+            ));
+            continue;
+        }
         if let Some(why) = &stopped {
             out.push((
                 task.thread.clone(),

@@ -85,6 +85,8 @@ pub enum DeferReason {
     Duplicate,
     /// Deferred by an earlier pass and passed back in; not triaged again.
     Earlier,
+    /// The run was interrupted before it reached the thread.
+    Interrupted,
 }
 
 impl DeferReason {
@@ -102,6 +104,7 @@ impl DeferReason {
             Self::HostError => "host error",
             Self::Duplicate => "duplicate",
             Self::Earlier => "deferred earlier",
+            Self::Interrupted => "interrupted",
         }
     }
 }

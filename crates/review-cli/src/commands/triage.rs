@@ -3,6 +3,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
 use review_core::execute::{self, Workspace};
@@ -444,6 +445,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         output::narrate(line);
     }
     let mut push_failure = None;
+    let stop = Arc::new(AtomicBool::new(false));
     let report: Report = match (&connection, &vcs) {
         (Some(conn), Some(vcs)) if settings.apply => {
             let host = GitHubHost::new(
@@ -459,19 +461,29 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
                 vcs,
                 fixer: fixer.as_ref().map(|f| f as &dyn review_core::ports::Fixer),
             };
-            let done = execute::execute(&pr, &plan, &settings.triage, &host, Some(workspace))
-                .await
-                .map_err(|e| CliError::Other {
-                    message: e.to_string(),
-                    hint: Some(
-                        "nothing was changed; this is a bug in review, please report it".to_owned(),
-                    ),
-                })?;
+            // Ctrl-C stops at the next checkpoint; what was done so far is still reported.
+            let flag = stop.clone();
+            let watcher = tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    flag.store(true, Ordering::SeqCst);
+                }
+            });
+            let done =
+                execute::execute_until(&pr, &plan, &settings.triage, &host, Some(workspace), &stop)
+                    .await
+                    .map_err(|e| CliError::Other {
+                        message: e.to_string(),
+                        hint: Some(
+                            "nothing was changed; this is a bug in review, please report it"
+                                .to_owned(),
+                        ),
+                    })?;
+            watcher.abort();
             for line in &done.narration {
                 output::narrate(line);
             }
             let mut report = done.report;
-            if settings.push {
+            if settings.push && !stop.load(Ordering::SeqCst) {
                 push_failure =
                     push_and_resolve(vcs, conn, &pr.head_ref, &host, &mut report).await?;
             }
@@ -505,6 +517,9 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     output::stdout(&text).map_err(CliError::Output)?;
     if !settings.substep {
         output::narrate(&report.summary_line(pre_review));
+    }
+    if stop.load(Ordering::SeqCst) {
+        return Err(CliError::Interrupted);
     }
     if let Some(why) = push_failure {
         return Err(CliError::Other {

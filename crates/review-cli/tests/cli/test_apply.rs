@@ -607,3 +607,71 @@ async fn a_rejected_push_keeps_the_commits_and_says_what_to_do() {
         "the fix commit stays"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_stops_at_the_next_checkpoint_and_reports_what_was_done() {
+    let env = TestEnvironment::new();
+    let (head, work) = repository(&env);
+    let github = FakeGitHub::start().await;
+    let mut pr = bugbot_pr(&head);
+    pr.threads.push(pr_at(&head).threads[1].clone()); // the nit
+    github.add_pull_request(pr);
+    let started = env.dir().join("fixer-started");
+    let fixer = format!(
+        "touch '{}'; sleep 1; sed -i 's/get().unwrap()/get()?/' src/lib.rs",
+        started.display()
+    );
+    let child = Command::new(env!("CARGO_BIN_EXE_review"))
+        .args([
+            "triage",
+            "1",
+            "--repo",
+            "acme/widgets",
+            "--apply",
+            "--json",
+            "--fixer-cmd",
+            &fixer,
+        ])
+        .current_dir(&work)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("GH_TOKEN", "t")
+        .env("GITHUB_GRAPHQL_URL", github.graphql_url())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "review")
+        .env("GIT_AUTHOR_EMAIL", "review@example.com")
+        .env("GIT_COMMITTER_NAME", "review")
+        .env("GIT_COMMITTER_EMAIL", "review@example.com")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !started.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(started.exists(), "the fixer started");
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let report: Report = serde_json::from_str(&String::from_utf8(out.stdout).unwrap()).unwrap();
+    assert_eq!(
+        entry(&report, "BUG").outcome,
+        Outcome::Actioned,
+        "the fix under way was finished and committed"
+    );
+    assert_eq!(
+        entry(&report, "NIT").deferred_because,
+        Some(review_core::report::DeferReason::Interrupted)
+    );
+    assert!(
+        github.mutations().is_empty(),
+        "nothing resolved after the interrupt"
+    );
+    assert_eq!(report.counts.handled(), 2);
+}

@@ -354,3 +354,63 @@ fn fixer_edits_are_committed_and_fixer_failures_deferred() {
     );
     assert!(ex.report.threads[1].reason.contains("status 1"));
 }
+
+#[test]
+fn an_interrupt_stops_at_the_next_checkpoint_and_the_rest_is_deferred() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let pr = PrBuilder::new()
+        .thread("F1", "src/lib.rs", 3, &[(bot("cursor"), "x")])
+        .thread("F2", "src/lib.rs", 5, &[(bot("cursor"), "x")])
+        .thread("N1", "src/lib.rs", 1, &[(bot("coderabbitai"), "x")])
+        .build();
+    let set = signals(&[
+        ("F1", Severity::High, Concreteness::Exact),
+        ("F2", Severity::High, Concreteness::Exact),
+        ("N1", Severity::Nit, Concreteness::Vague),
+    ]);
+    let stop = Arc::new(AtomicBool::new(false));
+    let vcs = FakeVcs::new(HEAD, &[("src/lib.rs", LIB)]);
+    let pressed = stop.clone();
+    let fixer = FakeFixer::new(&vcs, move |_, vcs| {
+        use review_core::ports::Vcs;
+        vcs.write_file("src/lib.rs", "fixed\n")
+            .map_err(|e| e.to_string())?;
+        // Ctrl-C arrives while the first fix is being made.
+        pressed.store(true, Ordering::SeqCst);
+        Ok(vec!["src/lib.rs".to_owned()])
+    });
+    let mut settings = TriageSettings::default();
+    settings.fixes.fixer_available = true;
+    let plan = plan(&pr, &set, &settings);
+    let host = FakeHost::new(pr.clone());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let ws = Workspace {
+        vcs: &vcs,
+        fixer: Some(&fixer),
+    };
+    let ex = rt
+        .block_on(review_core::execute::execute_until(
+            &pr,
+            &plan,
+            &settings,
+            &host,
+            Some(ws),
+            &stop,
+        ))
+        .unwrap();
+    assert_eq!(vcs.commits().len(), 1, "the fix under way is finished");
+    assert_eq!(ex.report.threads[0].outcome, Outcome::Actioned);
+    for t in &ex.report.threads[1..] {
+        assert_eq!(t.outcome, Outcome::Deferred, "{t:?}");
+        assert_eq!(t.deferred_because, Some(DeferReason::Interrupted));
+    }
+    assert!(
+        host.mutations().is_empty(),
+        "nothing resolved after the interrupt"
+    );
+    assert_eq!(ex.report.counts.handled(), 3, "the counts still reconcile");
+}
