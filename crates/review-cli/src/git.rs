@@ -75,6 +75,27 @@ pub fn origin_url(dir: &Path) -> Result<Option<String>, GitError> {
 #[derive(Debug, Clone)]
 pub struct GitVcs {
     root: std::path::PathBuf,
+    /// Where the tool's own uncommitted edits are recorded, if journaling.
+    journal: Option<std::path::PathBuf>,
+}
+
+/// One edit the tool wrote and has not committed yet.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct JournalEntry {
+    /// The file.
+    pub path: String,
+    /// A hash of the content the tool wrote.
+    pub written: String,
+}
+
+/// A stable hash of a file's content (FNV-1a, 64 bits).
+fn content_hash(text: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{hash:016x}")
 }
 
 /// The trailer that names the thread a fix commit answers.
@@ -84,11 +105,76 @@ impl GitVcs {
     /// The repository containing `dir`.
     pub fn open(dir: &Path) -> Result<Self, GitError> {
         let root = git(dir, &["rev-parse", "--show-toplevel"])?;
-        Ok(Self { root: root.into() })
+        Ok(Self {
+            root: root.into(),
+            journal: None,
+        })
     }
 
     fn run(&self, args: &[&str]) -> Result<String, GitError> {
         git(&self.root, args)
+    }
+
+    /// Records every file the tool writes in `path` until it is committed, so a run killed
+    /// between writing and committing leaves a trail the next run can follow.
+    #[must_use]
+    pub fn with_journal(mut self, path: std::path::PathBuf) -> Self {
+        self.journal = Some(path);
+        self
+    }
+
+    fn read_journal(&self) -> Result<Vec<JournalEntry>, GitError> {
+        let Some(path) = &self.journal else {
+            return Ok(Vec::new());
+        };
+        match std::fs::read_to_string(path) {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| GitError::Failed {
+                args: "(journal)".to_owned(),
+                message: format!("{} is corrupt ({e}); fix or delete it", path.display()),
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(GitError::Spawn(e)),
+        }
+    }
+
+    fn write_journal(&self, entries: &[JournalEntry]) -> Result<(), GitError> {
+        let Some(path) = &self.journal else {
+            return Ok(());
+        };
+        if entries.is_empty() {
+            return match std::fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(GitError::Spawn(e)),
+                _ => Ok(()),
+            };
+        }
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(GitError::Spawn)?;
+        }
+        let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
+        let text = serde_json::to_string_pretty(entries).unwrap_or_else(|_| "[]".to_owned());
+        std::fs::write(&tmp, text).map_err(GitError::Spawn)?;
+        std::fs::rename(&tmp, path).map_err(GitError::Spawn)
+    }
+
+    /// Recovers from a run killed between writing a fix and committing it: a journaled file that
+    /// still holds exactly what the tool wrote is put back as committed (the fix is made again
+    /// from the plan); a file changed since is the user's and is left alone. Returns the paths
+    /// put back and those left.
+    pub fn recover(&self) -> Result<(Vec<String>, Vec<String>), GitError> {
+        let entries = self.read_journal()?;
+        let (mut restored, mut left) = (Vec::new(), Vec::new());
+        for entry in entries {
+            let full = self.root.join(&entry.path);
+            let now = std::fs::read_to_string(&full).ok();
+            if now.as_deref().map(content_hash) == Some(entry.written.clone()) {
+                self.run(&["checkout", "--quiet", "--", &entry.path])?;
+                restored.push(entry.path);
+            } else if now.is_some() {
+                left.push(entry.path);
+            }
+        }
+        self.write_journal(&[])?;
+        Ok((restored, left))
     }
 
     /// The work tree's root.
@@ -249,6 +335,14 @@ impl review_core::ports::Vcs for GitVcs {
                 "{path} (no such file)"
             )));
         }
+        // Journal first: a run killed after the write finds its own edit on the next start.
+        let mut entries = self.read_journal().map_err(vcs_error)?;
+        entries.retain(|e| e.path != path);
+        entries.push(JournalEntry {
+            path: path.to_owned(),
+            written: content_hash(contents),
+        });
+        self.write_journal(&entries).map_err(vcs_error)?;
         std::fs::write(&full, contents).map_err(|e| review_core::ports::VcsError::Other {
             message: format!("cannot write {path}: {e}"),
             source: Some(Box::new(e)),
@@ -269,7 +363,12 @@ impl review_core::ports::Vcs for GitVcs {
         let mut args = vec!["commit", "--quiet", "--message", message, "--"];
         args.extend(paths.iter().map(String::as_str));
         match self.run(&args) {
-            Ok(_) => self.head(),
+            Ok(_) => {
+                let mut entries = self.read_journal().map_err(vcs_error)?;
+                entries.retain(|e| !paths.contains(&e.path));
+                self.write_journal(&entries).map_err(vcs_error)?;
+                self.head()
+            }
             Err(GitError::Failed { message, .. })
                 if message.contains("nothing") && message.contains("commit") =>
             {

@@ -396,6 +396,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     let vcs = match &settings.source {
         Source::Snapshot { .. } => None,
         Source::Live { .. } => match GitVcs::open(&common::cwd()?) {
+            Ok(vcs) if settings.apply => Some(journaled(vcs, &pr)?),
             Ok(vcs) => Some(vcs),
             Err(e) if settings.apply => {
                 return Err(CliError::Usage {
@@ -561,6 +562,38 @@ fn substep_result(report: &Report, new_head: Option<&CommitId>, marker: Option<&
     let mut text = serde_json::to_string_pretty(&result).unwrap_or_else(|_| "{}".to_owned());
     text.push('\n');
     text
+}
+
+/// The checkout with a journal of the tool's own uncommitted edits for this PR, after recovering
+/// from a run that was killed between writing a fix and committing it.
+fn journaled(vcs: GitVcs, pr: &PullRequest) -> Result<GitVcs, CliError> {
+    let git_error = |e: crate::git::GitError| CliError::Other {
+        message: format!("cannot read the fix journal: {e}"),
+        hint: None,
+    };
+    let path = vcs
+        .common_dir()
+        .map_err(git_error)?
+        .join("review")
+        .join(format!(
+            "journal-{}-{}-{}.json",
+            pr.repo.owner, pr.repo.name, pr.number
+        ));
+    let vcs = vcs.with_journal(path);
+    let (restored, left) = vcs.recover().map_err(git_error)?;
+    if !restored.is_empty() {
+        output::narrate(&format!(
+            "[triage] step 3 — an earlier run stopped before committing its edits of {}; put back, the fixes are made again",
+            restored.join(", ")
+        ));
+    }
+    if !left.is_empty() {
+        output::narrate(&format!(
+            "[triage] step 3 — {} changed since an earlier run edited it; left as it is (yours)",
+            left.join(", ")
+        ));
+    }
+    Ok(vcs)
 }
 
 /// Pushes the fix commits waiting for a push, reads the PR again, and resolves the threads whose

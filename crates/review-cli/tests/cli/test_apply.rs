@@ -675,3 +675,96 @@ async fn ctrl_c_stops_at_the_next_checkpoint_and_reports_what_was_done() {
     );
     assert_eq!(report.counts.handled(), 2);
 }
+
+/// The journal's content hash (FNV-1a, 64 bits), as the tool writes it.
+fn journal_hash(text: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_killed_between_edit_and_commit_is_recovered_not_mistaken_for_the_users_work() {
+    let env = TestEnvironment::new();
+    let (head, work) = repository(&env);
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(pr_at(&head));
+    // What a run killed after writing the fix and before committing it leaves behind.
+    let fixed = LIB.replace("get().unwrap()", "get()?");
+    std::fs::write(work.join("src/lib.rs"), &fixed).unwrap();
+    let journal = work.join(".git/review/journal-acme-widgets-1.json");
+    std::fs::create_dir_all(journal.parent().unwrap()).unwrap();
+    std::fs::write(
+        &journal,
+        format!(
+            r#"[{{"path": "src/lib.rs", "written": "{}"}}]"#,
+            journal_hash(&fixed)
+        ),
+    )
+    .unwrap();
+
+    let out = apply(&env, &work, &github);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("an earlier run stopped before committing its edits of src/lib.rs"),
+        "{}",
+        out.stderr
+    );
+    let report: Report = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        entry(&report, "FIX").outcome,
+        Outcome::Actioned,
+        "not deferred as a dirty file: {:?}",
+        entry(&report, "FIX")
+    );
+    assert_eq!(
+        git_out(&work, &["rev-list", "--count", "HEAD"]),
+        "2",
+        "one fix commit"
+    );
+    assert_eq!(
+        git_out(&work, &["show", "HEAD:src/lib.rs"]),
+        fixed.trim_end()
+    );
+    assert!(
+        !journal.exists(),
+        "the journal is cleared once the fix is committed"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_journaled_file_the_user_changed_since_is_left_alone() {
+    let env = TestEnvironment::new();
+    let (head, work) = repository(&env);
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(pr_at(&head));
+    let journal = work.join(".git/review/journal-acme-widgets-1.json");
+    std::fs::create_dir_all(journal.parent().unwrap()).unwrap();
+    std::fs::write(
+        &journal,
+        r#"[{"path": "src/lib.rs", "written": "0000000000000000"}]"#,
+    )
+    .unwrap();
+    std::fs::write(work.join("src/lib.rs"), "the user's own edit\n").unwrap();
+
+    let out = apply(&env, &work, &github);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("left as it is (yours)"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.join("src/lib.rs")).unwrap(),
+        "the user's own edit\n"
+    );
+    let report: Report = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        entry(&report, "FIX").deferred_because,
+        Some(review_core::report::DeferReason::DirtyFile)
+    );
+}
