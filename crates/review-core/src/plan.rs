@@ -81,6 +81,20 @@ pub struct TriageSettings {
     /// counted as deferred.
     #[serde(default)]
     pub deferred: std::collections::BTreeSet<ThreadId>,
+    /// Texts that mark a bot comment as a protocol signal between tools (an "approval
+    /// dismissed" notice, say), not a finding: such a thread is left alone, matched
+    /// case-insensitively in its first comment.
+    #[serde(default)]
+    pub protocol_signals: Vec<String>,
+}
+
+/// Whether `body` carries one of the protocol-signal texts.
+pub fn is_protocol_signal(body: &str, signals: &[String]) -> bool {
+    let lower = body.to_lowercase();
+    signals
+        .iter()
+        .filter(|s| !s.trim().is_empty())
+        .any(|s| lower.contains(&s.to_lowercase()))
 }
 
 /// Fix commits made by earlier runs, by the thread they answer.
@@ -267,6 +281,18 @@ pub fn plan(pr: &PullRequest, signals: &SignalSet, settings: &TriageSettings) ->
             continue;
         }
 
+        if thread
+            .first_comment()
+            .is_some_and(|c| is_protocol_signal(&c.body, &settings.protocol_signals))
+        {
+            report.deferred_because = Some(DeferReason::ProtocolSignal);
+            report.reason = "a protocol signal between tools, not a finding; left alone".to_owned();
+            planned.push(PlannedThread {
+                report,
+                action: Action::Leave,
+            });
+            continue;
+        }
         if let Some(leader) = leaders.iter().find(|l| l.followers.contains(&thread.id)) {
             follower_of.push((planned.len(), leader.leader.clone()));
             report.duplicate_of = Some(leader.leader.clone());
@@ -540,6 +566,9 @@ fn cluster_leaders(
                     && !t.is_outdated
                     && t.all_comments_read
                     && !settings.automation.thread_is_human(t, pr)
+                    && !t
+                        .first_comment()
+                        .is_some_and(|c| is_protocol_signal(&c.body, &settings.protocol_signals))
             })
             .collect();
         let rank = |t: &&&Thread| {

@@ -87,6 +87,8 @@ pub enum DeferReason {
     Earlier,
     /// The run was interrupted before it reached the thread.
     Interrupted,
+    /// A protocol signal between tools, not a finding.
+    ProtocolSignal,
 }
 
 impl DeferReason {
@@ -105,6 +107,7 @@ impl DeferReason {
             Self::Duplicate => "duplicate",
             Self::Earlier => "deferred earlier",
             Self::Interrupted => "interrupted",
+            Self::ProtocolSignal => "protocol signal",
         }
     }
 }

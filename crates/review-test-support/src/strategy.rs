@@ -166,9 +166,10 @@ fn settings(threads: usize) -> impl Strategy<Value = TriageSettings> {
         prop::collection::vec(0..threads.max(1), 0..3),
         prop::collection::vec(0..threads.max(1), 0..3),
         prop::collection::vec(0..threads.max(1), 0..2),
+        any::<bool>(),
     )
         .prop_map(
-            |(ladder, fixer, at_head, landed, pending, deferred)| TriageSettings {
+            |(ladder, fixer, at_head, landed, pending, deferred, signals)| TriageSettings {
                 automation: AutomationSettings {
                     accounts: vec![AUTOMATION_ACCOUNT.to_owned()],
                     ..AutomationSettings::default()
@@ -198,6 +199,12 @@ fn settings(threads: usize) -> impl Strategy<Value = TriageSettings> {
                             )
                         })
                         .collect(),
+                },
+                // A text that some generated bodies carry ("Looks wrong.").
+                protocol_signals: if signals {
+                    vec!["looks wrong".to_owned()]
+                } else {
+                    Vec::new()
                 },
                 // Threads an earlier pass deferred.
                 deferred: deferred

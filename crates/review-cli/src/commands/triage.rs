@@ -63,6 +63,11 @@ pub struct TriageArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     fixer_timeout: u64,
 
+    /// Text that marks a bot comment as a protocol signal between tools, not a finding (for
+    /// example "approval dismissed"); such threads are left alone (repeatable)
+    #[arg(long = "protocol-signal", value_name = "TEXT")]
+    protocol_signals: Vec<String>,
+
     /// Push the fix commits to the PR's branch after --apply (never forced), then resolve the
     /// threads they fix
     #[arg(long, requires = "apply")]
@@ -243,6 +248,11 @@ impl Settings {
                 fixes,
                 history: FixHistory::default(),
                 deferred: args.deferred.into_iter().map(ThreadId).collect(),
+                protocol_signals: args
+                    .protocol_signals
+                    .into_iter()
+                    .filter(|s| !s.trim().is_empty())
+                    .collect(),
             },
         })
     }

@@ -316,3 +316,34 @@ fn automation_account_threads_are_bot_threads() {
     assert_eq!(plan.threads[0].report.outcome, Outcome::Resolved);
     assert_eq!(plan.threads[0].action, Action::Resolve);
 }
+
+#[test]
+fn protocol_signals_are_left_alone_not_triaged() {
+    let pr = PrBuilder::new()
+        .thread(
+            "SIG",
+            "src/lib.rs",
+            3,
+            &[(
+                bot("stamphog"),
+                "Approval dismissed: new commits were pushed.",
+            )],
+        )
+        .build();
+    let settings = TriageSettings {
+        protocol_signals: vec!["approval DISMISSED".to_owned()],
+        ..TriageSettings::default()
+    };
+    let set = signals(&[("SIG", sig(Severity::Critical, suggestion()))]);
+    let plan = plan(&pr, &set, &settings);
+    assert_eq!(plan.threads[0].action, Action::Leave);
+    assert_eq!(
+        plan.threads[0].report.deferred_because,
+        Some(DeferReason::ProtocolSignal)
+    );
+    let without = review_core::plan::plan(&pr, &set, &TriageSettings::default());
+    assert!(
+        matches!(without.threads[0].action, Action::Fix(_)),
+        "only configured texts count"
+    );
+}
