@@ -17,7 +17,6 @@
 //! its time limit is a failed fix.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -50,15 +49,6 @@ fn failed(message: impl Into<String>) -> FixerError {
     }
 }
 
-/// A fence marker from the operating system's random source.
-fn random_marker() -> Result<String, FixerError> {
-    let mut bytes = [0u8; 16];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|e| failed(format!("cannot draw a fence marker: {e}")))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
 impl CommandFixer {
     /// A fixer running `command` in `vcs`'s work tree, for threads of `pr`, each run limited to
     /// `timeout`.
@@ -72,7 +62,7 @@ impl CommandFixer {
     }
 
     fn task_json(&self, task: &FixTask) -> Result<String, FixerError> {
-        let marker = random_marker()?;
+        let marker = crate::command::random_marker().map_err(failed)?;
         let body = self
             .pr
             .thread(&task.thread)
@@ -105,6 +95,7 @@ impl CommandFixer {
 
     fn run_blocking(&self, input: &str) -> Result<(), FixerError> {
         crate::command::run(&self.command, self.vcs.root(), input, self.timeout)
+            .map(|_| ())
             .map_err(|why| failed(format!("the fixer {why}")))
     }
 }

@@ -10,6 +10,7 @@ mod github;
 mod output;
 mod prereview;
 mod render;
+mod triager;
 
 fn main() -> std::process::ExitCode {
     error::exit(cli::run())

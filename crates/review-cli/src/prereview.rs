@@ -151,7 +151,7 @@ pub fn run(
     })
     .to_string();
     match crate::command::run(command, vcs.root(), &input, timeout) {
-        Ok(()) => {
+        Ok(_) => {
             state.marker = Some(head.to_owned());
             save(&path, &state)?;
             Ok(Outcome::Ran)

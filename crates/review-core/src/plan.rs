@@ -81,6 +81,10 @@ pub struct TriageSettings {
     /// counted as deferred.
     #[serde(default)]
     pub deferred: std::collections::BTreeSet<ThreadId>,
+    /// Ladder verdicts from a triager command, by thread, in place of the reader's hints (the
+    /// limits of [`rules::ladder_with`] still hold).
+    #[serde(default)]
+    pub verdicts: BTreeMap<ThreadId, crate::signals::LadderHint>,
     /// Texts that mark a bot comment as a protocol signal between tools (an "approval
     /// dismissed" notice, say), not a finding: such a thread is left alone, matched
     /// case-insensitively in its first comment.
@@ -430,7 +434,10 @@ fn decide(
             settings,
         ),
         Class::Ambiguous => {
-            let rung = rules::ladder(sig, settings.ladder);
+            let rung = match settings.verdicts.get(&thread.id) {
+                Some(verdict) => rules::ladder_with(sig, settings.ladder, verdict),
+                None => rules::ladder(sig, settings.ladder),
+            };
             match rung {
                 Rung::StopAndAsk => {
                     let why = if settings.ladder == LadderMode::Off {

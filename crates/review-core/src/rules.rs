@@ -145,6 +145,13 @@ pub enum LadderMode {
 /// Never promotes a thread whose format is unknown, that needs a design decision, whose fix is
 /// vague, or whose change spans several files: those are stop-and-ask whatever the hint says.
 pub fn ladder(signals: &Signals, mode: LadderMode) -> Rung {
+    ladder_with(signals, mode, &signals.ladder_hint)
+}
+
+/// [`ladder`] with a verdict from elsewhere (a triager command) in place of the reader's hint.
+/// The same limits hold: a verdict cannot promote an unknown format, a design decision, a vague
+/// fix or a change to several files.
+pub fn ladder_with(signals: &Signals, mode: LadderMode, verdict: &LadderHint) -> Rung {
     if mode == LadderMode::Off
         || !signals.format_known
         || signals.design_decision
@@ -153,7 +160,7 @@ pub fn ladder(signals: &Signals, mode: LadderMode) -> Rung {
     {
         return Rung::StopAndAsk;
     }
-    match &signals.ladder_hint {
+    match verdict {
         LadderHint::JustDoIt => Rung::JustDoIt,
         LadderHint::RecommendAndAsk { alternative } if !alternative.trim().is_empty() => {
             Rung::RecommendAndAsk {

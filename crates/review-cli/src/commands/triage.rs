@@ -1,5 +1,6 @@
 //! `review triage`: classify every unresolved review thread and decide what happens to it.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -25,6 +26,7 @@ use crate::github;
 use crate::output;
 use crate::prereview;
 use crate::render;
+use crate::triager;
 
 /// Classify every unresolved review thread and plan what to do with each
 ///
@@ -67,6 +69,15 @@ pub struct TriageArgs {
     /// example "approval dismissed"); such threads are left alone (repeatable)
     #[arg(long = "protocol-signal", value_name = "TEXT")]
     protocol_signals: Vec<String>,
+
+    /// A command that judges ambiguous bot threads for the autonomy ladder; it gets each thread
+    /// as JSON on stdin (the comment fenced as data) and answers {"rung": ...} on stdout
+    #[arg(long, value_name = "COMMAND")]
+    triager_cmd: Option<String>,
+
+    /// How long the triager may take for one thread, in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    triager_timeout: u64,
 
     /// Push the fix commits to the PR's branch after --apply (never forced), then resolve the
     /// threads they fix
@@ -143,6 +154,7 @@ struct Settings {
     reviewer: Option<(String, std::time::Duration)>,
     skip_pre_review: bool,
     push: bool,
+    triager: Option<(String, std::time::Duration)>,
     json: bool,
     triage: TriageSettings,
 }
@@ -233,6 +245,12 @@ impl Settings {
             }),
             skip_pre_review: args.skip_pre_review,
             push: args.push,
+            triager: args.triager_cmd.filter(|c| !c.trim().is_empty()).map(|c| {
+                (
+                    c,
+                    std::time::Duration::from_secs(args.triager_timeout.max(1)),
+                )
+            }),
             fixer: args
                 .fixer_cmd
                 .filter(|c| !c.trim().is_empty())
@@ -248,6 +266,7 @@ impl Settings {
                 fixes,
                 history: FixHistory::default(),
                 deferred: args.deferred.into_iter().map(ThreadId).collect(),
+                verdicts: BTreeMap::new(),
                 protocol_signals: args
                     .protocol_signals
                     .into_iter()
@@ -451,7 +470,21 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         ));
     }
     let signals = review_classify::analyze(&pr, &settings.triage.automation);
-    let plan = plan::plan(&pr, &signals, &settings.triage);
+    let mut plan = plan::plan(&pr, &signals, &settings.triage);
+    if let Some((command, timeout)) = &settings.triager {
+        if settings.triage.ladder == LadderMode::Off {
+            output::narrate("[triage] step 3 — --no-ladder: the triager is not asked");
+        } else {
+            let verdicts =
+                triager::verdicts(command, *timeout, &common::cwd()?, &pr, &plan, &signals);
+            output::narrate(&format!(
+                "[triage] step 3 — the triager judged {} ambiguous bot threads",
+                verdicts.len()
+            ));
+            settings.triage.verdicts = verdicts;
+            plan = plan::plan(&pr, &signals, &settings.triage);
+        }
+    }
     for line in &plan.narration {
         output::narrate(line);
     }

@@ -295,3 +295,69 @@ fn exit_code_says_threads_still_need_a_person() {
         "without --exit-code deferred threads are not a failure"
     );
 }
+
+fn promoted_with_triager(env: &TestEnvironment, command: &str) -> (Report, String) {
+    let out = env.run(&[
+        "triage",
+        "--input",
+        &example_arg(),
+        "--json",
+        "--triager-cmd",
+        command,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    (serde_json::from_str(&out.stdout).unwrap(), out.stderr)
+}
+
+#[test]
+fn a_triager_command_judges_the_ambiguous_threads_within_the_limits() {
+    let env = TestEnvironment::new();
+    let (report, _) =
+        promoted_with_triager(&env, r#"cat > /dev/null; echo '{"rung": "stop-and-ask"}'"#);
+    assert_eq!(
+        report.counts.promoted, 0,
+        "the triager said stop-and-ask to all"
+    );
+
+    let (report, stderr) = promoted_with_triager(&env, "cat > /dev/null; echo not json");
+    assert_eq!(
+        report.counts.promoted, 0,
+        "a malformed answer means stop-and-ask"
+    );
+    assert!(stderr.contains("gave no verdict it could read"), "{stderr}");
+
+    let (report, _) =
+        promoted_with_triager(&env, r#"cat > /dev/null; echo '{"rung": "just-do-it"}'"#);
+    let promoted: Vec<&str> = report
+        .threads
+        .iter()
+        .filter(|t| t.outcome == Outcome::Promoted)
+        .map(|t| t.id.0.as_str())
+        .collect();
+    assert_eq!(promoted.len(), 2, "{promoted:?}");
+    // A design question stays with a person whatever the triager says.
+    let design = report
+        .threads
+        .iter()
+        .find(|t| t.id.0 == "PRRT_kwDOKx7Ld86wW5YTru")
+        .unwrap();
+    assert_eq!(design.outcome, Outcome::Deferred);
+
+    let seen = env.dir().join("triager-input.json");
+    promoted_with_triager(
+        &env,
+        &format!(
+            "cat > '{}'; echo '{{\"rung\": \"stop-and-ask\"}}'",
+            seen.display()
+        ),
+    );
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(seen).unwrap()).unwrap();
+    let marker = input["fence"].as_str().unwrap();
+    assert!(
+        input["finding"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("<<<{marker}\n"))
+    );
+}
