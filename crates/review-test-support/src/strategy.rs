@@ -200,7 +200,7 @@ fn settings(threads: usize) -> impl Strategy<Value = TriageSettings> {
                         })
                         .collect(),
                 },
-                verdicts: std::collections::BTreeMap::new(),
+                verdicts: BTreeMap::new(),
                 // A text that some generated bodies carry ("Looks wrong.").
                 protocol_signals: if signals {
                     vec!["looks wrong".to_owned()]
