@@ -278,6 +278,19 @@ pub fn plan(pr: &PullRequest, signals: &SignalSet, settings: &TriageSettings) ->
         if report.human {
             report.deferred_because = Some(DeferReason::Human);
             report.reason = human_reason(&humans);
+            let fixed = settings
+                .history
+                .landed
+                .get(&thread.id)
+                .or_else(|| settings.history.pending.get(&thread.id));
+            if let Some(commit) = fixed {
+                // Fixed at the author's word (`--interactive`): still the author's to answer.
+                report.reason = format!(
+                    "fixed in {}, thread left open for your reply",
+                    commit.short()
+                );
+                report.commit = Some(commit.clone());
+            }
             planned.push(PlannedThread {
                 report,
                 action: Action::Leave,

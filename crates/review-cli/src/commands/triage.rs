@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::{BufRead, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -97,6 +98,11 @@ pub struct TriageArgs {
     #[arg(long, requires = "reviewer_cmd")]
     skip_pre_review: bool,
 
+    /// On a terminal, with --apply: offer to commit a bot's suggestion in a thread a person took
+    /// part in (each asked one by one); the thread stays open for your reply
+    #[arg(long, requires = "apply", conflicts_with = "substep")]
+    interactive: bool,
+
     /// Run as a sub-step of an orchestrator: print only the workflow's JSON result (with the
     /// narration inside it), never prompt
     #[arg(long)]
@@ -155,6 +161,7 @@ struct Settings {
     skip_pre_review: bool,
     push: bool,
     triager: Option<(String, std::time::Duration)>,
+    interactive: bool,
     json: bool,
     triage: TriageSettings,
 }
@@ -245,6 +252,7 @@ impl Settings {
             }),
             skip_pre_review: args.skip_pre_review,
             push: args.push,
+            interactive: args.interactive,
             triager: args.triager_cmd.filter(|c| !c.trim().is_empty()).map(|c| {
                 (
                     c,
@@ -527,6 +535,20 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
                 output::narrate(line);
             }
             let mut report = done.report;
+            if settings.interactive && !stop.load(Ordering::SeqCst) {
+                if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+                    offer_human_fixes(
+                        vcs,
+                        &pr,
+                        &signals,
+                        &settings.triage,
+                        &mut report,
+                        &mut ask_terminal,
+                    )?;
+                } else {
+                    output::narrate("[triage] --interactive needs a terminal; no fix offered");
+                }
+            }
             if settings.push && !stop.load(Ordering::SeqCst) {
                 push_failure =
                     push_and_resolve(vcs, conn, &pr.head_ref, &host, &mut report).await?;
@@ -637,6 +659,114 @@ fn journaled(vcs: GitVcs, pr: &PullRequest) -> Result<GitVcs, CliError> {
         ));
     }
     Ok(vcs)
+}
+
+/// Asks a yes/no question on the terminal.
+fn ask_terminal(question: &str) -> bool {
+    output::prompt(question);
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer).is_ok()
+        && matches!(answer.trim(), "y" | "Y" | "yes")
+}
+
+/// Offers, one by one, the bot suggestions in threads a person took part in, and commits each
+/// one the user accepts. Nothing is resolved or replied to: the thread stays open for the
+/// user's own reply, and its report line says "fixed in <sha>, thread left open for your reply".
+fn offer_human_fixes(
+    vcs: &GitVcs,
+    pr: &PullRequest,
+    signals: &review_core::signals::SignalSet,
+    triage: &TriageSettings,
+    report: &mut Report,
+    ask: &mut dyn FnMut(&str) -> bool,
+) -> Result<(), CliError> {
+    use review_core::signals::Concreteness;
+    if triage.fixes.checkout_at_head != Some(true) {
+        output::narrate(
+            "[triage] --interactive: the checkout is not at the PR head; no fix offered",
+        );
+        return Ok(());
+    }
+    let dirty = vcs.dirty_paths().unwrap_or_default();
+    for entry in report.threads.iter_mut().filter(|t| {
+        t.human
+            && t.outcome == review_core::report::Outcome::Deferred
+            && t.deferred_because == Some(review_core::report::DeferReason::Human)
+    }) {
+        let (Some(thread), Some(sig)) = (pr.thread(&entry.id), signals.threads.get(&entry.id))
+        else {
+            continue;
+        };
+        let Concreteness::Suggestion(suggestion) = &sig.concreteness else {
+            continue;
+        };
+        let fixed_before = triage.history.pending.contains_key(&entry.id)
+            || triage.history.landed.contains_key(&entry.id);
+        if fixed_before
+            || sig.design_decision
+            || plan::is_denied(&thread.path, &triage.fixes.denied_paths)
+            || dirty.contains(&thread.path)
+        {
+            continue;
+        }
+        let question = format!(
+            "\n{} ({}): {}\n{}\nsuggested replacement:\n{}\ncommit this fix? The thread stays open for your reply. [y/N] ",
+            entry.id, entry.location, sig.title, entry.reason, suggestion.replacement
+        );
+        if !ask(&question) {
+            continue;
+        }
+        let Ok(Some(text)) = vcs.read_file(&thread.path) else {
+            output::narrate(&format!("[triage] {} is missing; not fixed", thread.path));
+            continue;
+        };
+        let hunk = thread.first_comment().and_then(|c| c.diff_hunk.as_deref());
+        let new = match review_core::suggestion::apply(
+            &text,
+            suggestion.lines.or(thread.lines),
+            &suggestion.replacement,
+            hunk,
+        ) {
+            Ok(new) if new != text => new,
+            Ok(_) => continue,
+            Err(e) => {
+                output::narrate(&format!("[triage] {}: {e}; not fixed", entry.id));
+                continue;
+            }
+        };
+        let task = plan::FixTask {
+            thread: thread.id.clone(),
+            path: thread.path.clone(),
+            lines: thread.lines,
+            reviewer: sig.family.clone().unwrap_or_else(|| "bot".to_owned()),
+            title: sig.title.clone(),
+            material: plan::FixMaterial::Suggestion(suggestion.clone()),
+        };
+        let committed = vcs.write_file(&thread.path, &new).and_then(|()| {
+            vcs.commit_paths(
+                std::slice::from_ref(&thread.path),
+                &execute::commit_message(&task),
+            )
+        });
+        match committed {
+            Ok(commit) => {
+                entry.reason = format!(
+                    "fixed in {}, thread left open for your reply",
+                    commit.short()
+                );
+                entry.commit = Some(commit);
+                report.applied = true;
+            }
+            Err(e) => {
+                let _ = vcs.write_file(&thread.path, &text);
+                output::narrate(&format!(
+                    "[triage] {}: the commit failed ({e}); not fixed",
+                    entry.id
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Pushes the fix commits waiting for a push, reads the PR again, and resolves the threads whose

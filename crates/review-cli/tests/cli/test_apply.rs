@@ -814,3 +814,119 @@ async fn bodies_that_try_to_instruct_the_tool_change_nothing_they_should_not() {
         LIB
     );
 }
+
+/// Runs `review` under a pseudo-terminal (util-linux `script`), answering `answers` on it.
+fn apply_on_a_terminal(
+    env: &TestEnvironment,
+    work: &Path,
+    github: &FakeGitHub,
+    answers: &str,
+) -> (i32, String) {
+    let command = format!(
+        "{} triage 1 --repo acme/widgets --apply --interactive",
+        env!("CARGO_BIN_EXE_review")
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(work)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("SHELL", "/bin/sh")
+        .env("GH_TOKEN", "t")
+        .env("GITHUB_GRAPHQL_URL", github.graphql_url())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "review")
+        .env("GIT_AUTHOR_EMAIL", "review@example.com")
+        .env("GIT_COMMITTER_NAME", "review")
+        .env("GIT_COMMITTER_EMAIL", "review@example.com")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(answers.as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+fn human_suggestion_pr(head: &str) -> review_core::model::PullRequest {
+    PrBuilder::new()
+        .with_pr(|p| p.head_sha = CommitId(head.to_owned()))
+        .thread(
+            "HUMAN",
+            "src/lib.rs",
+            3,
+            &[
+                (bot("coderabbitai"), MAJOR_WITH_SUGGESTION),
+                (person("mei"), "agreed, but let dana decide"),
+            ],
+        )
+        .with_last(|t| {
+            t.comments[0].diff_hunk = Some(
+                "@@ -0,0 +1,4 @@\n+fn a() {}\n+fn b() {\n+    let v = get().unwrap();".to_owned(),
+            );
+        })
+        .build()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn interactive_offers_the_suggestion_in_a_human_thread_and_leaves_the_thread_open() {
+    let env = TestEnvironment::new();
+    let (head, work) = repository(&env);
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(human_suggestion_pr(&head));
+
+    let (code, screen) = apply_on_a_terminal(&env, &work, &github, "n\n");
+    assert_eq!(code, 0, "{screen}");
+    assert!(
+        screen.contains("commit this fix? The thread stays open for your reply. [y/N]"),
+        "{screen}"
+    );
+    assert_eq!(
+        git_out(&work, &["rev-list", "--count", "HEAD"]),
+        "1",
+        "declined: no commit"
+    );
+
+    let (code, screen) = apply_on_a_terminal(&env, &work, &github, "y\n");
+    assert_eq!(code, 0, "{screen}");
+    assert!(
+        screen.contains("thread left open for your reply"),
+        "{screen}"
+    );
+    assert_eq!(git_out(&work, &["rev-list", "--count", "HEAD"]), "2");
+    assert!(git_out(&work, &["log", "-1", "--format=%B"]).contains("Review-Thread: HUMAN"));
+    assert!(
+        github.mutations().is_empty(),
+        "no reply, no resolve on a person's thread"
+    );
+
+    // The next run knows the fix and does not offer it again.
+    let (code, screen) = apply_on_a_terminal(&env, &work, &github, "y\n");
+    assert_eq!(code, 0, "{screen}");
+    assert!(!screen.contains("commit this fix?"), "{screen}");
+    assert_eq!(git_out(&work, &["rev-list", "--count", "HEAD"]), "2");
+    assert!(github.mutations().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn interactive_without_a_terminal_offers_nothing() {
+    let env = TestEnvironment::new();
+    let (head, work) = repository(&env);
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(human_suggestion_pr(&head));
+    let out = apply_with(&env, &work, &github, &["--interactive"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("--interactive needs a terminal"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(git_out(&work, &["rev-list", "--count", "HEAD"]), "1");
+}
