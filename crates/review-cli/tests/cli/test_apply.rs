@@ -882,7 +882,7 @@ async fn interactive_offers_the_suggestion_in_a_human_thread_and_leaves_the_thre
     let github = FakeGitHub::start().await;
     github.add_pull_request(human_suggestion_pr(&head));
 
-    let (code, screen) = apply_on_a_terminal(&env, &work, &github, "n\n");
+    let (code, screen) = apply_on_a_terminal(&work, &github, "n\n");
     assert_eq!(code, 0, "{screen}");
     assert!(
         screen.contains("commit this fix? The thread stays open for your reply. [y/N]"),
@@ -894,7 +894,7 @@ async fn interactive_offers_the_suggestion_in_a_human_thread_and_leaves_the_thre
         "declined: no commit"
     );
 
-    let (code, screen) = apply_on_a_terminal(&env, &work, &github, "y\n");
+    let (code, screen) = apply_on_a_terminal(&work, &github, "y\n");
     assert_eq!(code, 0, "{screen}");
     assert!(
         screen.contains("thread left open for your reply"),
@@ -908,7 +908,7 @@ async fn interactive_offers_the_suggestion_in_a_human_thread_and_leaves_the_thre
     );
 
     // The next run knows the fix and does not offer it again.
-    let (code, screen) = apply_on_a_terminal(&env, &work, &github, "y\n");
+    let (code, screen) = apply_on_a_terminal(&work, &github, "y\n");
     assert_eq!(code, 0, "{screen}");
     assert!(!screen.contains("commit this fix?"), "{screen}");
     assert_eq!(git_out(&work, &["rev-list", "--count", "HEAD"]), "2");
