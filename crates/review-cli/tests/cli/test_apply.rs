@@ -816,12 +816,7 @@ async fn bodies_that_try_to_instruct_the_tool_change_nothing_they_should_not() {
 }
 
 /// Runs `review` under a pseudo-terminal (util-linux `script`), answering `answers` on it.
-fn apply_on_a_terminal(
-    env: &TestEnvironment,
-    work: &Path,
-    github: &FakeGitHub,
-    answers: &str,
-) -> (i32, String) {
+fn apply_on_a_terminal(work: &Path, github: &FakeGitHub, answers: &str) -> (i32, String) {
     let command = format!(
         "{} triage 1 --repo acme/widgets --apply --interactive",
         env!("CARGO_BIN_EXE_review")
