@@ -114,11 +114,18 @@ impl Fixer for CommandFixer {
             return Err(failed("the fixer made a commit; it must only edit files"));
         }
         let after = self.tree_state()?;
-        let edited = after
+        let edited: Vec<String> = after
             .into_iter()
             .filter(|(path, content)| before.get(path) != Some(content))
             .map(|(path, _)| path)
             .collect();
+        // Journal the fixer's edits (not those of files already dirty: those stay the user's),
+        // so a run killed before the commit finds them as the tool's own.
+        for path in edited.iter().filter(|p| !before.contains_key(*p)) {
+            self.vcs
+                .journal_edit(path)
+                .map_err(|e| failed(e.to_string()))?;
+        }
         Ok(FixerOutput { edited })
     }
 }

@@ -156,6 +156,22 @@ impl GitVcs {
         std::fs::rename(&tmp, path).map_err(GitError::Spawn)
     }
 
+    /// Records in the journal that `path` now holds an edit the tool made through a helper (the
+    /// fixer command), so a run killed before the commit recovers it like its own writes.
+    pub fn journal_edit(&self, path: &str) -> Result<(), GitError> {
+        let full = self.root.join(path);
+        let Ok(text) = std::fs::read_to_string(&full) else {
+            return Ok(());
+        };
+        let mut entries = self.read_journal()?;
+        entries.retain(|e| e.path != path);
+        entries.push(JournalEntry {
+            path: path.to_owned(),
+            written: content_hash(&text),
+        });
+        self.write_journal(&entries)
+    }
+
     /// Recovers from a run killed between writing a fix and committing it: a journaled file that
     /// still holds exactly what the tool wrote is put back as committed (the fix is made again
     /// from the plan); a file changed since is the user's and is left alone. Returns the paths

@@ -925,3 +925,45 @@ async fn interactive_without_a_terminal_offers_nothing() {
     );
     assert_eq!(git_out(&work, &["rev-list", "--count", "HEAD"]), "1");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fixer_edit_left_by_a_rejected_commit_is_recovered_by_the_next_run() {
+    let env = TestEnvironment::new();
+    let (head, work) = repository(&env);
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(bugbot_pr(&head));
+    let hook = work.join(".git/hooks/pre-commit");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::write(&hook, "#!/bin/sh\necho 'lint failed' >&2\nexit 1\n").unwrap();
+    Command::new("chmod")
+        .args(["+x", hook.to_str().unwrap()])
+        .status()
+        .unwrap();
+    let fixer = "sed -i 's/get().unwrap()/get()?/' src/lib.rs";
+
+    let out = apply_with(&env, &work, &github, &["--fixer-cmd", fixer]);
+    let report: Report = serde_json::from_str(&out.stdout).unwrap();
+    assert!(
+        entry(&report, "BUG").reason.contains("lint failed"),
+        "{:?}",
+        entry(&report, "BUG")
+    );
+    assert_eq!(git_out(&work, &["rev-list", "--count", "HEAD"]), "1");
+
+    std::fs::remove_file(&hook).unwrap();
+    let out = apply_with(&env, &work, &github, &["--fixer-cmd", fixer]);
+    assert!(
+        out.stderr
+            .contains("an earlier run stopped before committing its edits of src/lib.rs"),
+        "{}",
+        out.stderr
+    );
+    let report: Report = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        entry(&report, "BUG").outcome,
+        Outcome::Actioned,
+        "{:?}",
+        entry(&report, "BUG")
+    );
+    assert_eq!(git_out(&work, &["rev-list", "--count", "HEAD"]), "2");
+}
