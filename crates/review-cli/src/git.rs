@@ -270,15 +270,7 @@ impl GitVcs {
     }
 
     fn checked(&self, path: &str) -> Result<std::path::PathBuf, review_core::ports::VcsError> {
-        let bad = path.is_empty()
-            || path.starts_with('/')
-            || path.contains('\\')
-            || path
-                .split('/')
-                .any(|c| c.is_empty() || c == "." || c == "..");
-        if bad {
-            return Err(review_core::ports::VcsError::InvalidPath(path.to_owned()));
-        }
+        review_core::ports::check_repo_path(path)?;
         Ok(self.root.join(path))
     }
 }

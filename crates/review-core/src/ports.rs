@@ -107,6 +107,22 @@ pub enum VcsError {
     },
 }
 
+/// Checks that `path` is a plain relative path inside a repository: not empty, not absolute, no
+/// `\\`, and no empty, `.` or `..` component. Every [`Vcs`] implementation applies it before
+/// touching a file, so no path from a comment can reach outside the work tree.
+pub fn check_repo_path(path: &str) -> Result<(), VcsError> {
+    let bad = path.is_empty()
+        || path.starts_with('/')
+        || path.contains('\\')
+        || path
+            .split('/')
+            .any(|c| c.is_empty() || c == "." || c == "..");
+    if bad {
+        return Err(VcsError::InvalidPath(path.to_owned()));
+    }
+    Ok(())
+}
+
 /// The local repository the fixes are made in.
 ///
 /// Paths are relative to the repository root, with `/` separators.

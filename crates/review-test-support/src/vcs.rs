@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use async_trait::async_trait;
 use review_core::model::CommitId;
 use review_core::plan::FixTask;
-use review_core::ports::{Fixer, FixerError, FixerOutput, Vcs, VcsError};
+use review_core::ports::{Fixer, FixerError, FixerOutput, Vcs, VcsError, check_repo_path};
 
 /// A commit the fake repository recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,19 +36,6 @@ struct Repo {
 #[derive(Debug, Clone)]
 pub struct FakeVcs {
     repo: Arc<Mutex<Repo>>,
-}
-
-fn check_path(path: &str) -> Result<(), VcsError> {
-    let bad = path.is_empty()
-        || path.starts_with('/')
-        || path.contains('\\')
-        || path
-            .split('/')
-            .any(|c| c.is_empty() || c == "." || c == "..");
-    if bad {
-        return Err(VcsError::InvalidPath(path.to_owned()));
-    }
-    Ok(())
 }
 
 impl FakeVcs {
@@ -141,12 +128,12 @@ impl Vcs for FakeVcs {
     }
 
     fn read_file(&self, path: &str) -> Result<Option<String>, VcsError> {
-        check_path(path)?;
+        check_repo_path(path)?;
         Ok(self.repo().work.get(path).cloned())
     }
 
     fn write_file(&self, path: &str, contents: &str) -> Result<(), VcsError> {
-        check_path(path)?;
+        check_repo_path(path)?;
         let mut repo = self.repo();
         match repo.work.get_mut(path) {
             Some(c) => {
@@ -162,7 +149,7 @@ impl Vcs for FakeVcs {
             return Err(VcsError::NothingToCommit(Vec::new()));
         }
         for p in paths {
-            check_path(p)?;
+            check_repo_path(p)?;
         }
         let mut repo = self.repo();
         let unchanged: Vec<String> = paths

@@ -95,27 +95,34 @@ fn pr_at(head: &str) -> review_core::model::PullRequest {
         .build()
 }
 
-fn apply(env: &TestEnvironment, work: &Path, github: &FakeGitHub) -> Output {
-    apply_with(env, work, github, &[])
-}
-
-fn apply_with(env: &TestEnvironment, work: &Path, github: &FakeGitHub, extra: &[&str]) -> Output {
-    let graphql = github.graphql_url();
-    let out = Command::new(env!("CARGO_BIN_EXE_review"))
-        .args(["triage", "1", "--repo", "acme/widgets", "--apply", "--json"])
-        .args(extra)
-        .current_dir(work)
+/// `review` in `work`, pointed at `github`, with an empty environment but a token and a git
+/// identity for the commits it makes.
+fn review_in(work: &Path, github: &FakeGitHub) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_review"));
+    cmd.current_dir(work)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", env.dir())
+        .env("HOME", work)
         .env("GH_TOKEN", "test-token")
-        .env("GITHUB_GRAPHQL_URL", graphql)
+        .env("GITHUB_GRAPHQL_URL", github.graphql_url())
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_AUTHOR_NAME", "review")
         .env("GIT_AUTHOR_EMAIL", "review@example.com")
         .env("GIT_COMMITTER_NAME", "review")
-        .env("GIT_COMMITTER_EMAIL", "review@example.com")
+        .env("GIT_COMMITTER_EMAIL", "review@example.com");
+    cmd
+}
+
+fn apply(env: &TestEnvironment, work: &Path, github: &FakeGitHub) -> Output {
+    apply_with(env, work, github, &[])
+}
+
+fn apply_with(env: &TestEnvironment, work: &Path, github: &FakeGitHub, extra: &[&str]) -> Output {
+    let out = review_in(work, github)
+        .env("HOME", env.dir())
+        .args(["triage", "1", "--repo", "acme/widgets", "--apply", "--json"])
+        .args(extra)
         .output()
         .unwrap();
     Output {
@@ -416,15 +423,11 @@ async fn the_pre_review_runs_first_and_then_only_after_code_changes() {
         let mut args = vec!["--reviewer-cmd", reviewer.as_str()];
         args.extend_from_slice(extra);
         // Plan only: the pre-review step runs with or without --apply.
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_review"));
-        cmd.args(["triage", "1", "--repo", "acme/widgets"])
+        let out = review_in(&work, &github)
+            .args(["triage", "1", "--repo", "acme/widgets"])
             .args(&args)
-            .current_dir(&work)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("GH_TOKEN", "t")
-            .env("GITHUB_GRAPHQL_URL", github.graphql_url());
-        let out = cmd.output().unwrap();
+            .output()
+            .unwrap();
         (
             out.status.code().unwrap_or(-1),
             String::from_utf8(out.stderr).unwrap(),
@@ -489,7 +492,7 @@ async fn a_failing_reviewer_warns_and_triage_goes_on() {
     let (head, work) = repository(&env);
     let github = FakeGitHub::start().await;
     github.add_pull_request(pr_at(&head));
-    let out = Command::new(env!("CARGO_BIN_EXE_review"))
+    let out = review_in(&work, &github)
         .args([
             "triage",
             "1",
@@ -498,11 +501,6 @@ async fn a_failing_reviewer_warns_and_triage_goes_on() {
             "--reviewer-cmd",
             "definitely-not-a-command-xyz",
         ])
-        .current_dir(&work)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("GH_TOKEN", "t")
-        .env("GITHUB_GRAPHQL_URL", github.graphql_url())
         .output()
         .unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
@@ -621,7 +619,7 @@ async fn ctrl_c_stops_at_the_next_checkpoint_and_reports_what_was_done() {
         "touch '{}'; sleep 1; sed -i 's/get().unwrap()/get()?/' src/lib.rs",
         started.display()
     );
-    let child = Command::new(env!("CARGO_BIN_EXE_review"))
+    let child = review_in(&work, &github)
         .args([
             "triage",
             "1",
@@ -632,16 +630,6 @@ async fn ctrl_c_stops_at_the_next_checkpoint_and_reports_what_was_done() {
             "--fixer-cmd",
             &fixer,
         ])
-        .current_dir(&work)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("GH_TOKEN", "t")
-        .env("GITHUB_GRAPHQL_URL", github.graphql_url())
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "review")
-        .env("GIT_AUTHOR_EMAIL", "review@example.com")
-        .env("GIT_COMMITTER_NAME", "review")
-        .env("GIT_COMMITTER_EMAIL", "review@example.com")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
