@@ -20,6 +20,7 @@ enum Command {
     Threads(commands::threads::ThreadsArgs),
     Resolve(commands::resolve::ResolveArgs),
     Reply(commands::reply::ReplyArgs),
+    Respond(commands::respond::RespondArgs),
     Snapshot(commands::snapshot::SnapshotArgs),
 }
 
@@ -42,6 +43,7 @@ pub fn run() -> Result<(), CliError> {
             Command::Threads(args) => commands::threads::run(args).await,
             Command::Resolve(args) => commands::resolve::run(args).await,
             Command::Reply(args) => commands::reply::run(args).await,
+            Command::Respond(args) => commands::respond::run(args).await,
             Command::Snapshot(args) => commands::snapshot::run(args).await,
         }
     })

@@ -3,6 +3,7 @@
 pub mod common;
 pub mod reply;
 pub mod resolve;
+pub mod respond;
 pub mod snapshot;
 pub mod threads;
 pub mod triage;

@@ -4,4 +4,5 @@
 mod common;
 mod test_apply;
 mod test_live;
+mod test_respond;
 mod test_triage;

@@ -1,0 +1,184 @@
+//! `review respond --replies FILE` against the fake GitHub: each reply posted once, ever.
+
+use review_core::model::ThreadId;
+use review_test_support::github::{FakeGitHub, Fault};
+use review_test_support::{Mutation, PrBuilder, bot, person};
+
+use crate::common::{TestEnvironment, git};
+
+fn pr() -> review_core::model::PullRequest {
+    PrBuilder::new()
+        .thread("A", "src/lib.rs", 3, &[(bot("coderabbitai"), "x")])
+        .thread("B", "src/lib.rs", 5, &[(bot("cursor"), "y")])
+        .thread(
+            "HUM",
+            "src/lib.rs",
+            9,
+            &[(bot("coderabbitai"), "x"), (person("mei"), "no")],
+        )
+        .build()
+}
+
+const REPLIES: &str = r#"[
+  {"threadId": "A", "replyBody": "Not applying this — the cache is deliberate.", "resolve": true},
+  {"threadId": "B", "replyBody": "Out of scope for this PR; tracked separately.", "resolve": false},
+  {"threadId": "HUM", "replyBody": "ok", "resolve": true}
+]"#;
+
+async fn setup() -> (TestEnvironment, FakeGitHub) {
+    let env = TestEnvironment::new();
+    git(env.dir(), &["init", "-q", "-b", "feature"]);
+    let github = FakeGitHub::start().await;
+    github.set_viewer("dana");
+    github.add_pull_request(pr());
+    env.write("replies.json", REPLIES);
+    (env, github)
+}
+
+fn respond(env: &TestEnvironment, github: &FakeGitHub) -> crate::common::Output {
+    let url = github.graphql_url();
+    env.run_with(
+        &[
+            "respond",
+            "1",
+            "--repo",
+            "acme/widgets",
+            "--replies",
+            "replies.json",
+        ],
+        &[("GITHUB_GRAPHQL_URL", &url)],
+    )
+}
+
+fn replies_posted(github: &FakeGitHub) -> usize {
+    github
+        .mutations()
+        .iter()
+        .filter(|m| matches!(m, Mutation::Reply(..)))
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn replies_are_posted_once_and_human_threads_are_left_alone() {
+    let (env, github) = setup().await;
+    let out = respond(&env, &github);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("skipped  HUM"), "{}", out.stdout);
+    assert_eq!(replies_posted(&github), 2);
+    assert!(
+        github
+            .mutations()
+            .contains(&Mutation::Resolve(ThreadId::from("A")))
+    );
+    assert!(
+        !github
+            .mutations()
+            .contains(&Mutation::Resolve(ThreadId::from("B"))),
+        "resolve: false"
+    );
+    let now = github
+        .pull_request(
+            &review_core::model::RepoId::parse("acme/widgets").unwrap(),
+            1,
+        )
+        .unwrap();
+    let reply = &now.threads[0].comments[1].body;
+    assert!(
+        reply.starts_with("🤖 Automated comment by **review**"),
+        "{reply}"
+    );
+    assert!(review_core::post::find_key(reply).is_some());
+    assert_eq!(
+        now.threads[2].comments.len(),
+        2,
+        "nothing posted in the person's thread"
+    );
+
+    // The same file again: nothing new.
+    let before = github.mutations().len();
+    let out = respond(&env, &github);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("already  A"), "{}", out.stdout);
+    assert_eq!(replies_posted(&github), 2);
+    assert!(
+        github.mutations().len() - before <= 1,
+        "at most a harmless re-resolve"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_crash_between_posting_and_recording_does_not_post_twice() {
+    let (env, github) = setup().await;
+    assert_eq!(respond(&env, &github).code, 0);
+    // As if the run had died after posting and before writing its ledger.
+    let ledger = env.dir().join(".git/review/ledger-acme-widgets-1.json");
+    assert!(
+        ledger.exists(),
+        "the ledger is kept under the git directory"
+    );
+    std::fs::remove_file(&ledger).unwrap();
+    let out = respond(&env, &github);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        replies_posted(&github),
+        2,
+        "the keys in the thread are enough"
+    );
+    assert!(
+        ledger.exists(),
+        "the ledger is rebuilt from what GitHub shows"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_wrong_file_shape_posts_nothing() {
+    let (env, github) = setup().await;
+    env.write("replies.json", r#"{"seen": {}, "escalated": []}"#);
+    let out = respond(&env, &github);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("is not a replies file"),
+        "{}",
+        out.stderr
+    );
+    assert!(github.mutations().is_empty());
+    assert!(
+        github.requests().is_empty(),
+        "stopped before asking GitHub anything"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_reply_is_reported_and_its_thread_not_resolved() {
+    let (env, github) = setup().await;
+    github.inject(Fault::ServerError {
+        operation: Some("AddThreadReply".to_owned()),
+        status: 502,
+        times: 100,
+    });
+    let out = respond(&env, &github);
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert!(out.stdout.contains("failed   A"), "{}", out.stdout);
+    assert!(
+        !github
+            .mutations()
+            .contains(&Mutation::Resolve(ThreadId::from("A")))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reply_citing_an_unpushed_commit_waits() {
+    let (env, github) = setup().await;
+    env.write(
+        "replies.json",
+        r#"[{"threadId": "A", "replyBody": "Fixed in 3f2a9c1 — handled the None case.", "resolve": true}]"#,
+    );
+    let out = respond(&env, &github);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("waiting  A: it cites 3f2a9c1"),
+        "{}",
+        out.stdout
+    );
+    assert!(github.mutations().is_empty());
+}
