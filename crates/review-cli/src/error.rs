@@ -31,14 +31,14 @@ pub mod code {
 /// The exit-code table shown at the end of `review --help`.
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
-  0  success
-  1  an error not listed below
-  2  the command line is wrong
-  3  an input file is missing, unreadable or malformed
-  4  GitHub could not be reached, refused the token, or rate-limited the run
-  5  the repository, pull request or thread could not be found
-  6  refused: the thread has human participation or was not read whole
-  7  with --exit-code: threads still need a person
+    0  success
+    1  an error not listed below
+    2  the command line is wrong
+    3  an input file is missing, unreadable or malformed
+    4  GitHub could not be reached, refused the token, or rate-limited the run
+    5  the repository, pull request or thread could not be found
+    6  refused: the thread has human participation or was not read whole
+    7  with --exit-code: threads still need a person
   130  interrupted (Ctrl-C) after reporting what was done so far";
 
 /// An error the CLI reports.

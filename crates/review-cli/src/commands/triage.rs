@@ -44,7 +44,7 @@ pub struct TriageArgs {
     #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
 
-    /// The repository, as OWNER/NAME [default: the `origin` remote]
+    /// The repository, as [HOST/]OWNER/NAME [default: GH_REPO, else the `origin` remote]
     #[arg(long, value_name = "OWNER/NAME")]
     repo: Option<String>,
 
@@ -53,7 +53,7 @@ pub struct TriageArgs {
     json: bool,
 
     /// Carry the plan out: commit each fix locally (one commit per thread, only the edited file)
-    /// and resolve nits and fixed threads on GitHub, without replies; never pushes
+    /// and resolve nits and fixed threads on GitHub, without replies; pushes only with --push
     #[arg(long, conflicts_with = "input")]
     apply: bool,
 
