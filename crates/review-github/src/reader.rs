@@ -167,6 +167,40 @@ fn api_message(errors: &[crate::client::ApiError]) -> String {
     }
 }
 
+/// The present nodes of a connection page.
+fn nodes<T>(list: Option<Vec<Option<T>>>) -> impl Iterator<Item = T> {
+    list.unwrap_or_default().into_iter().flatten()
+}
+
+/// The repository and PR number the page queries name.
+#[derive(Debug, Clone, Copy)]
+struct RepoVars<'a> {
+    owner: &'a str,
+    name: &'a str,
+    number: i32,
+}
+
+impl RepoVars<'_> {
+    fn after(self, after: String) -> q::PageVariables {
+        q::PageVariables {
+            owner: self.owner.to_owned(),
+            name: self.name.to_owned(),
+            number: self.number,
+            after,
+        }
+    }
+}
+
+fn vanished(what: &str) -> ReadError {
+    ReadError::Api {
+        what: what.to_owned(),
+        message: "the pull request disappeared while it was being read".to_owned(),
+    }
+}
+
+/// One later page of a connection: its items and the next page's cursor.
+type Page<T> = Result<(Vec<T>, Option<String>), ReadError>;
+
 /// Reads pull requests completely through a [`Client`].
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
@@ -239,50 +273,22 @@ impl<'a> Reader<'a> {
                 number,
             })?;
 
-        let page_vars = |after: String| q::PageVariables {
-            owner: repo.owner.clone(),
-            name: repo.name.clone(),
+        let repo_vars = RepoVars {
+            owner: &repo.owner,
+            name: &repo.name,
             number: int_number,
-            after,
         };
 
         // Threads, page by page.
-        let mut threads: Vec<PartThread> = Vec::new();
-        let mut next = next_cursor(&head.review_threads.page_info);
+        let mut threads: Vec<PartThread> = nodes(head.review_threads.nodes).map(thread).collect();
         threads.extend(
-            head.review_threads
-                .nodes
-                .unwrap_or_default()
-                .into_iter()
-                .flatten()
-                .map(thread),
+            self.rest_of(
+                next_cursor(&head.review_threads.page_info),
+                "a page of review threads",
+                |after| self.threads_page(repo_vars, after),
+            )
+            .await?,
         );
-        while let Some(after) = next.take() {
-            let page = self
-                .fetch(
-                    q::ThreadsPage::build(page_vars(after)),
-                    "a page of review threads",
-                )
-                .await?;
-            self.count_points(page.rate_limit.as_ref());
-            let connection = page
-                .repository
-                .and_then(|r| r.pull_request)
-                .map(|p| p.review_threads)
-                .ok_or_else(|| ReadError::Api {
-                    what: "a page of review threads".to_owned(),
-                    message: "the pull request disappeared while it was being read".to_owned(),
-                })?;
-            next = next_cursor(&connection.page_info);
-            threads.extend(
-                connection
-                    .nodes
-                    .unwrap_or_default()
-                    .into_iter()
-                    .flatten()
-                    .map(thread),
-            );
-        }
 
         // The rest of each long thread. A page that fails leaves the thread marked partly read.
         for part in &mut threads {
@@ -301,77 +307,29 @@ impl<'a> Reader<'a> {
             }
         }
 
-        // Reviews and top-level comments.
+        // Reviews and top-level comments, page by page.
         let mut reviews = Vec::new();
         if let Some(connection) = head.reviews {
-            let mut next = next_cursor(&connection.page_info);
+            reviews.extend(nodes(connection.nodes).map(review));
             reviews.extend(
-                connection
-                    .nodes
-                    .unwrap_or_default()
-                    .into_iter()
-                    .flatten()
-                    .map(review),
-            );
-            while let Some(after) = next.take() {
-                let page = self
-                    .fetch(q::ReviewsPage::build(page_vars(after)), "a page of reviews")
-                    .await?;
-                self.count_points(page.rate_limit.as_ref());
-                let Some(connection) = page
-                    .repository
-                    .and_then(|r| r.pull_request)
-                    .and_then(|p| p.reviews)
-                else {
-                    break;
-                };
-                next = next_cursor(&connection.page_info);
-                reviews.extend(
-                    connection
-                        .nodes
-                        .unwrap_or_default()
-                        .into_iter()
-                        .flatten()
-                        .map(review),
-                );
-            }
-        }
-        let mut issue_comments = Vec::new();
-        let mut next = next_cursor(&head.comments.page_info);
-        issue_comments.extend(
-            head.comments
-                .nodes
-                .unwrap_or_default()
-                .into_iter()
-                .flatten()
-                .map(issue_comment),
-        );
-        while let Some(after) = next.take() {
-            let page = self
-                .fetch(
-                    q::IssueCommentsPage::build(page_vars(after)),
-                    "a page of PR comments",
+                self.rest_of(
+                    next_cursor(&connection.page_info),
+                    "a page of reviews",
+                    |after| self.reviews_page(repo_vars, after),
                 )
-                .await?;
-            self.count_points(page.rate_limit.as_ref());
-            let connection = page
-                .repository
-                .and_then(|r| r.pull_request)
-                .map(|p| p.comments)
-                .ok_or_else(|| ReadError::Api {
-                    what: "a page of PR comments".to_owned(),
-                    message: "the pull request disappeared while it was being read".to_owned(),
-                })?;
-            next = next_cursor(&connection.page_info);
-            issue_comments.extend(
-                connection
-                    .nodes
-                    .unwrap_or_default()
-                    .into_iter()
-                    .flatten()
-                    .map(issue_comment),
+                .await?,
             );
         }
+        let mut issue_comments: Vec<IssueComment> =
+            nodes(head.comments.nodes).map(issue_comment).collect();
+        issue_comments.extend(
+            self.rest_of(
+                next_cursor(&head.comments.page_info),
+                "a page of PR comments",
+                |after| self.comments_page(repo_vars, after),
+            )
+            .await?,
+        );
 
         Ok(PullRequest {
             repo: repo.clone(),
@@ -399,6 +357,84 @@ impl<'a> Reader<'a> {
             comments: issue_comments,
             threads: threads.into_iter().map(|p| p.thread).collect(),
         })
+    }
+
+    /// Follows a connection's cursors from `next` to its last page. A page that cannot be read
+    /// fails the whole read: a shorter list would be a silent truncation.
+    async fn rest_of<T, F, Fut>(
+        &self,
+        mut next: Option<String>,
+        what: &str,
+        mut page: F,
+    ) -> Result<Vec<T>, ReadError>
+    where
+        F: FnMut(String) -> Fut,
+        Fut: Future<Output = Page<T>>,
+    {
+        let mut out = Vec::new();
+        while let Some(after) = next.take() {
+            let (items, cursor) = page(after).await.map_err(|e| match e {
+                ReadError::Request { source, .. } => ReadError::Request {
+                    what: what.to_owned(),
+                    source,
+                },
+                other => other,
+            })?;
+            out.extend(items);
+            next = cursor;
+        }
+        Ok(out)
+    }
+
+    async fn threads_page(&self, vars: RepoVars<'_>, after: String) -> Page<PartThread> {
+        let what = "a page of review threads";
+        let page = self
+            .fetch(q::ThreadsPage::build(vars.after(after)), what)
+            .await?;
+        self.count_points(page.rate_limit.as_ref());
+        let c = page
+            .repository
+            .and_then(|r| r.pull_request)
+            .map(|p| p.review_threads)
+            .ok_or_else(|| vanished(what))?;
+        Ok((
+            nodes(c.nodes).map(thread).collect(),
+            next_cursor(&c.page_info),
+        ))
+    }
+
+    async fn reviews_page(&self, vars: RepoVars<'_>, after: String) -> Page<Review> {
+        let what = "a page of reviews";
+        let page = self
+            .fetch(q::ReviewsPage::build(vars.after(after)), what)
+            .await?;
+        self.count_points(page.rate_limit.as_ref());
+        let c = page
+            .repository
+            .and_then(|r| r.pull_request)
+            .and_then(|p| p.reviews)
+            .ok_or_else(|| vanished(what))?;
+        Ok((
+            nodes(c.nodes).map(review).collect(),
+            next_cursor(&c.page_info),
+        ))
+    }
+
+    async fn comments_page(&self, vars: RepoVars<'_>, after: String) -> Page<IssueComment> {
+        let what = "a page of PR comments";
+        let page = self
+            .fetch(q::IssueCommentsPage::build(vars.after(after)), what)
+            .await?;
+        self.count_points(page.rate_limit.as_ref());
+        let c = page
+            .repository
+            .and_then(|r| r.pull_request)
+            .map(|p| p.comments)
+            .ok_or_else(|| vanished(what))?;
+        Ok((
+            nodes(c.nodes).map(issue_comment).collect(),
+            next_cursor(&c.page_info),
+        ))
     }
 
     /// One page of a thread's comments, from the start (`after = None`) or after a cursor.

@@ -164,3 +164,40 @@ async fn a_failed_page_of_threads_fails_the_read_instead_of_truncating() {
         "{err}"
     );
 }
+
+/// Regression: a page of reviews that could not be read was dropped silently.
+#[tokio::test]
+async fn a_failed_page_of_reviews_fails_the_read() {
+    use review_core::model::{Review, ReviewId, ReviewState};
+    let pr = PrBuilder::new()
+        .with_pr(|p| {
+            p.reviews = (0..150)
+                .map(|i| Review {
+                    id: ReviewId(format!("PRR_{i}")),
+                    author: Some(review_test_support::bot("coderabbitai")),
+                    state: ReviewState::Commented,
+                    body: String::new(),
+                    submitted_at: None,
+                    commit: None,
+                })
+                .collect();
+        })
+        .build();
+    let s = setup(pr.clone(), fast_policy()).await;
+    let read = Reader::new(&s.client)
+        .pull_request(&repo(), 1)
+        .await
+        .unwrap();
+    assert_eq!(read.reviews.len(), 150, "both pages");
+    s.github
+        .inject(review_test_support::github::Fault::ServerError {
+            operation: Some("ReviewsPage".to_owned()),
+            status: 502,
+            times: 10,
+        });
+    let err = Reader::new(&s.client)
+        .pull_request(&repo(), 1)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("a page of reviews"), "{err}");
+}
