@@ -256,6 +256,112 @@ impl GitHubHost {
         }
     }
 
+    /// The idempotency key of a body the tool may post: it carries the key and starts with the
+    /// automated-comment header (invariant 8), or it is refused before anything is sent.
+    fn key_of_marked(&self, body: &str, what: &str) -> Result<String, HostError> {
+        if body.trim().is_empty() {
+            return Err(HostError::Refused(format!("a {what} cannot be empty")));
+        }
+        let Some(key) = post::find_key(body) else {
+            return Err(HostError::Refused(format!(
+                "a {what} must carry the idempotency key (review_core::post::marked_body)"
+            )));
+        };
+        if !post::is_marked(body, &self.settings.header) {
+            return Err(HostError::Refused(format!(
+                "a {what} must start with the automated-comment header"
+            )));
+        }
+        Ok(key.to_owned())
+    }
+
+    /// Posts with `send`, once; when the answer leaves it uncertain whether the post landed,
+    /// looks with `landed` before sending again, so a post never appears twice.
+    async fn post_once<S, SF, L, LF>(
+        &self,
+        what: &str,
+        send: S,
+        landed: L,
+    ) -> Result<PostedComment, HostError>
+    where
+        S: Fn() -> SF,
+        SF: Future<Output = Result<PostedComment, ClientError>>,
+        L: FnOnce() -> LF,
+        LF: Future<Output = Result<Option<PostedComment>, HostError>>,
+    {
+        match send().await {
+            Ok(posted) => Ok(posted),
+            Err(ClientError::Uncertain(why)) => {
+                if let Some(posted) = landed().await? {
+                    return Ok(posted);
+                }
+                send().await.map_err(|e| match e {
+                    ClientError::Uncertain(again) => unavailable(
+                        format!("the {what} may not have been posted ({why}; then {again}); run again to check"),
+                        None,
+                    ),
+                    other => unavailable(format!("posting the {what} failed"), Some(other)),
+                })
+            }
+            Err(ClientError::Http {
+                status: 200,
+                message,
+            }) => {
+                let not_found = message.to_ascii_lowercase().contains("could not resolve");
+                Err(if not_found {
+                    HostError::NotFound(message)
+                } else {
+                    HostError::Refused(message)
+                })
+            }
+            Err(e) => Err(unavailable(format!("posting the {what} failed"), Some(e))),
+        }
+    }
+
+    /// The PR comment carrying `key`, if one landed.
+    async fn landed_on_pr(&self, key: &str) -> Result<Option<PostedComment>, HostError> {
+        let pr = Reader::new(&self.client)
+            .pull_request(&self.repo, self.number)
+            .await
+            .map_err(from_read)?;
+        Ok(pr
+            .comments
+            .iter()
+            .find(|c| post::find_key(&c.body) == Some(key))
+            .map(|c| PostedComment {
+                id: c.id.clone(),
+                url: c.url.clone(),
+            }))
+    }
+
+    async fn post_comment(&self, subject: &str, body: &str) -> Result<PostedComment, ClientError> {
+        self.pace().await;
+        let op = q::AddPrComment::build(q::CommentVariables {
+            subject_id: cynic::Id::new(subject),
+            body: body.to_owned(),
+        });
+        let response = self.client.run(&op, Repeat::Once).await?;
+        let posted = response
+            .data
+            .and_then(|d| d.add_comment)
+            .and_then(|p| p.comment_edge)
+            .and_then(|e| e.node);
+        posted
+            .map(|c| PostedComment {
+                id: CommentId(c.id.into_inner()),
+                url: c.url.0,
+            })
+            .ok_or_else(|| ClientError::Http {
+                status: 200,
+                message: response
+                    .errors
+                    .iter()
+                    .map(|e| e.message.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            })
+    }
+
     async fn post_reply(
         &self,
         thread: &ThreadId,
@@ -339,116 +445,28 @@ impl ReviewHost for GitHubHost {
     }
 
     async fn reply(&self, thread: &ThreadId, body: &str) -> Result<PostedComment, HostError> {
-        if body.trim().is_empty() {
-            return Err(HostError::Refused("a reply cannot be empty".to_owned()));
-        }
-        let Some(key) = post::find_key(body).map(str::to_owned) else {
-            return Err(HostError::Refused(
-                "a reply must carry the idempotency key (review_core::post::marked_body)"
-                    .to_owned(),
-            ));
-        };
-        if !post::is_marked(body, &self.settings.header) {
-            return Err(HostError::Refused(
-                "a reply must start with the automated-comment header".to_owned(),
-            ));
-        }
+        let key = self.key_of_marked(body, "reply")?;
         self.check_pending_review().await?;
-        match self.post_reply(thread, body).await {
-            Ok(posted) => Ok(posted),
-            Err(ClientError::Uncertain(why)) => {
-                // It may have landed: look before posting again.
-                if let Some(posted) = self.landed(thread, &key).await? {
-                    return Ok(posted);
-                }
-                self.post_reply(thread, body).await.map_err(|e| match e {
-                    ClientError::Uncertain(again) => unavailable(
-                        format!("the reply may not have been posted ({why}; then {again}); run again to check"),
-                        None,
-                    ),
-                    other => unavailable("posting the reply failed", Some(other)),
-                })
-            }
-            Err(ClientError::Http {
-                status: 200,
-                message,
-            }) => {
-                let not_found = message.to_ascii_lowercase().contains("could not resolve");
-                Err(if not_found {
-                    HostError::NotFound(format!("thread {thread}: {message}"))
-                } else {
-                    HostError::Refused(message)
-                })
-            }
-            Err(e) => Err(unavailable("posting the reply failed", Some(e))),
-        }
+        self.post_once(
+            "reply",
+            || self.post_reply(thread, body),
+            || self.landed(thread, &key),
+        )
+        .await
+        .map_err(|e| match e {
+            HostError::NotFound(m) => HostError::NotFound(format!("thread {thread}: {m}")),
+            other => other,
+        })
     }
 
     async fn comment(&self, subject: &str, body: &str) -> Result<PostedComment, HostError> {
-        let Some(key) = post::find_key(body).map(str::to_owned) else {
-            return Err(HostError::Refused(
-                "a comment must carry the idempotency key (review_core::post::marked_body)"
-                    .to_owned(),
-            ));
-        };
-        if !post::is_marked(body, &self.settings.header) {
-            return Err(HostError::Refused(
-                "a comment must start with the automated-comment header".to_owned(),
-            ));
-        }
-        let send = || async {
-            self.pace().await;
-            let op = q::AddPrComment::build(q::CommentVariables {
-                subject_id: cynic::Id::new(subject),
-                body: body.to_owned(),
-            });
-            let response = self.client.run(&op, Repeat::Once).await?;
-            let posted = response
-                .data
-                .and_then(|d| d.add_comment)
-                .and_then(|p| p.comment_edge)
-                .and_then(|e| e.node);
-            posted
-                .map(|c| PostedComment {
-                    id: CommentId(c.id.into_inner()),
-                    url: c.url.0,
-                })
-                .ok_or_else(|| ClientError::Http {
-                    status: 200,
-                    message: response
-                        .errors
-                        .iter()
-                        .map(|e| e.message.as_str())
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                })
-        };
-        match send().await {
-            Ok(posted) => Ok(posted),
-            Err(ClientError::Uncertain(why)) => {
-                // It may have landed: read the PR's comments before posting again.
-                let pr = Reader::new(&self.client)
-                    .pull_request(&self.repo, self.number)
-                    .await
-                    .map_err(from_read)?;
-                if let Some(c) = pr
-                    .comments
-                    .iter()
-                    .find(|c| post::find_key(&c.body) == Some(key.as_str()))
-                {
-                    return Ok(PostedComment {
-                        id: c.id.clone(),
-                        url: c.url.clone(),
-                    });
-                }
-                send().await.map_err(|e| unavailable(format!("the comment may not have been posted ({why}; then {e}); run again to check"), None))
-            }
-            Err(ClientError::Http {
-                status: 200,
-                message,
-            }) => Err(HostError::Refused(message)),
-            Err(e) => Err(unavailable("posting the comment failed", Some(e))),
-        }
+        let key = self.key_of_marked(body, "comment")?;
+        self.post_once(
+            "comment",
+            || self.post_comment(subject, body),
+            || self.landed_on_pr(&key),
+        )
+        .await
     }
 
     async fn minimize(&self, comment: &CommentId, reason: MinimizeReason) -> Result<(), HostError> {
