@@ -7,7 +7,7 @@
 //!   addressed flags.
 //! - [`analyze`] does both for every unresolved thread of a pull request whose first comment
 //!   is automated, and finds the clusters of threads that raise the same finding.
-//! - [`fingerprint`] is the stable key of a finding across re-posts.
+//! - [`fingerprint()`] is the stable key of a finding across re-posts.
 //! - [`threadless_findings`] splits the findings a bot lists in a review body (CodeRabbit's
 //!   outside-diff, nitpick and duplicate sections, Copilot's suppressed comments).
 //! - [`reviewed_commit`] and [`is_stale`] read the commit a bot's review or summary names, and

@@ -1,10 +1,10 @@
 //! The commit a bot's review or summary says it reviewed, and whether that makes it stale.
 //!
-//! Bots name the commit in their own words: CodeRabbit "Reviewed everything up to <sha>" and
-//! "between <sha> and <sha>" (the later one counts), Cursor Bugbot "Reviewed by Cursor Bugbot
-//! for commit <sha>", Codex "**Reviewed commit:** `<sha>`", Greptile "Last reviewed commit:
-//! [message](.../commit/<sha>)", Qodo "updated to latest commit <sha>" or "until commit <sha>",
-//! Bito "Commit Range: a..b" (the later one), and any `/commit/<sha>` link as a last resort.
+//! Bots name the commit in their own words: CodeRabbit "Reviewed everything up to SHA" and
+//! "between SHA and SHA" (the later one counts), Cursor Bugbot "Reviewed by Cursor Bugbot
+//! for commit SHA", Codex "**Reviewed commit:** `SHA`", Greptile "Last reviewed commit:
+//! [message](.../commit/SHA)", Qodo "updated to latest commit SHA" or "until commit SHA",
+//! Bito "Commit Range: a..b" (the later one), and any `/commit/SHA` link as a last resort.
 
 use review_core::model::CommitId;
 

@@ -69,7 +69,7 @@ pub struct ThreadlessFinding {
     /// The item's text as written (markdown), without the line-range prefix, agent prompts and
     /// tool output.
     pub text: String,
-    /// The finding's fingerprint (see [`fingerprint`]): an inline re-post of the same finding by
+    /// The finding's fingerprint (see [`fingerprint()`](crate::fingerprint())): an inline re-post of the same finding by
     /// the same bot on the same file has the same key.
     pub fingerprint: String,
 }

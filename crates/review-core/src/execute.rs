@@ -6,7 +6,7 @@
 //!
 //! Fixes are committed one per thread, staging only the edited paths. A fixed thread is not
 //! resolved here: it resolves once its commit is on the PR head (a later run), so its report line
-//! says "fixed in <sha>, resolves after push".
+//! says "fixed in SHA, resolves after push".
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -105,7 +105,7 @@ pub fn is_protocol_signal(body: &str, signals: &[String]) -> bool {
 ///
 /// A fix counts once it is on the PR: a thread whose fix commit is on the PR's head on the host
 /// is resolved (even if the fix made it outdated); one whose fix commit is only local waits,
-/// reported as "fixed in <sha>, resolves after push", and is not fixed again.
+/// reported as "fixed in SHA, resolves after push", and is not fixed again.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FixHistory {
     /// Fix commits on the PR's head on the host.

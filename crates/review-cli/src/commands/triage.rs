@@ -671,7 +671,7 @@ fn ask_terminal(question: &str) -> bool {
 
 /// Offers, one by one, the bot suggestions in threads a person took part in, and commits each
 /// one the user accepts. Nothing is resolved or replied to: the thread stays open for the
-/// user's own reply, and its report line says "fixed in <sha>, thread left open for your reply".
+/// user's own reply, and its report line says "fixed in SHA, thread left open for your reply".
 fn offer_human_fixes(
     vcs: &GitVcs,
     pr: &PullRequest,
