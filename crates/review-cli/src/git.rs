@@ -127,14 +127,14 @@ impl GitVcs {
         let Some(path) = &self.journal else {
             return Ok(Vec::new());
         };
-        match std::fs::read_to_string(path) {
-            Ok(text) => serde_json::from_str(&text).map_err(|e| GitError::Failed {
-                args: "(journal)".to_owned(),
-                message: format!("{} is corrupt ({e}); fix or delete it", path.display()),
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-            Err(e) => Err(GitError::Spawn(e)),
-        }
+        crate::state::load(path).map_err(|e| GitError::Failed {
+            args: "(journal)".to_owned(),
+            message: format!(
+                "{}: {}; fix or delete it",
+                path.display(),
+                e.describe("fix journal")
+            ),
+        })
     }
 
     fn write_journal(&self, entries: &[JournalEntry]) -> Result<(), GitError> {
@@ -147,13 +147,7 @@ impl GitVcs {
                 _ => Ok(()),
             };
         }
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(GitError::Spawn)?;
-        }
-        let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
-        let text = serde_json::to_string_pretty(entries).unwrap_or_else(|_| "[]".to_owned());
-        std::fs::write(&tmp, text).map_err(GitError::Spawn)?;
-        std::fs::rename(&tmp, path).map_err(GitError::Spawn)
+        crate::state::save(path, &entries).map_err(GitError::Spawn)
     }
 
     /// Records in the journal that `path` now holds an edit the tool made through a helper (the

@@ -10,6 +10,7 @@ mod github;
 mod output;
 mod prereview;
 mod render;
+mod state;
 mod triager;
 
 fn main() -> std::process::ExitCode {

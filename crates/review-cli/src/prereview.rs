@@ -40,49 +40,27 @@ fn is_doc(path: &str) -> bool {
 }
 
 fn state_path(vcs: &GitVcs, pr: &PullRequest) -> Result<PathBuf, CliError> {
-    let dir = vcs.common_dir().map_err(|e| CliError::Other {
+    crate::state::pr_file(vcs, "pre-review", pr).map_err(|e| CliError::Other {
         message: format!("cannot find the git directory: {e}"),
         hint: None,
-    })?;
-    Ok(dir.join("review").join(format!(
-        "pre-review-{}-{}-{}.json",
-        pr.repo.owner, pr.repo.name, pr.number
-    )))
+    })
 }
 
 fn load(path: &Path) -> Result<State, CliError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| CliError::Input {
-            path: path.to_path_buf(),
-            message: format!("the pre-review state is corrupt: {e}"),
-            hint: Some(
-                "fix or delete the file; it only records where the reviewer last ran".to_owned(),
-            ),
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(State::default()),
-        Err(e) => Err(CliError::Input {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-            hint: None,
-        }),
-    }
+    crate::state::load(path).map_err(|e| CliError::Input {
+        path: path.to_path_buf(),
+        message: e.describe("pre-review state"),
+        hint: Some(
+            "fix or delete the file; it only records where the reviewer last ran".to_owned(),
+        ),
+    })
 }
 
 fn save(path: &Path, state: &State) -> Result<(), CliError> {
-    let fail = |e: std::io::Error| CliError::Input {
+    crate::state::save(path, state).map_err(|e| CliError::Input {
         path: path.to_path_buf(),
         message: format!("cannot record the pre-review marker: {e}"),
         hint: None,
-    };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(fail)?;
-    }
-    let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
-    let text = serde_json::to_string_pretty(state).unwrap_or_else(|_| "{}".to_owned());
-    std::fs::write(&tmp, text).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        fail(e)
     })
 }
 

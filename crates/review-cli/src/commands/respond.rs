@@ -122,52 +122,30 @@ fn unpushed_citation(vcs: Option<&GitVcs>, pr: &PullRequest, body: &str) -> Opti
 }
 
 fn ledger_path(vcs: Option<&GitVcs>, pr: &PullRequest) -> Option<PathBuf> {
-    let dir = vcs?.common_dir().ok()?;
-    Some(dir.join("review").join(format!(
-        "ledger-{}-{}-{}.json",
-        pr.repo.owner, pr.repo.name, pr.number
-    )))
+    crate::state::pr_file(vcs?, "ledger", pr).ok()
 }
 
 fn load_ledger(path: Option<&Path>) -> Result<Ledger, CliError> {
     let Some(path) = path else {
         return Ok(Ledger::default());
     };
-    match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| CliError::Input {
-            path: path.to_path_buf(),
-            message: format!("the reply ledger is corrupt: {e}"),
-            hint: Some("fix it, or move it away: the replies themselves carry their keys, so nothing is posted twice".to_owned()),
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Ledger::default()),
-        Err(e) => Err(CliError::Input {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-            hint: None,
-        }),
-    }
+    crate::state::load(path).map_err(|e| CliError::Input {
+        path: path.to_path_buf(),
+        message: e.describe("reply ledger"),
+        hint: Some("fix it, or move it away: the replies themselves carry their keys, so nothing is posted twice".to_owned()),
+    })
 }
 
 fn save_ledger(path: Option<&Path>, ledger: &Ledger) -> Result<(), CliError> {
     let Some(path) = path else {
         return Ok(());
     };
-    let fail = |e: std::io::Error| CliError::Input {
+    crate::state::save(path, ledger).map_err(|e| CliError::Input {
         path: path.to_path_buf(),
         message: format!("cannot record the reply: {e}"),
         hint: Some(
             "the reply is posted and carries its key; a rerun will not post it again".to_owned(),
         ),
-    };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(fail)?;
-    }
-    let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
-    let text = serde_json::to_string_pretty(ledger).unwrap_or_else(|_| "{}".to_owned());
-    std::fs::write(&tmp, text).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        fail(e)
     })
 }
 

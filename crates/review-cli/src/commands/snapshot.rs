@@ -41,33 +41,13 @@ pub async fn run(args: SnapshotArgs) -> Result<(), CliError> {
     if args.out.as_os_str() == "-" {
         return output::stdout(&text).map_err(CliError::Output);
     }
-    write_atomically(&args.out, &text)?;
-    output::narrate(&format!("[snapshot] wrote {}", args.out.display()));
-    Ok(())
-}
-
-/// Writes through a temporary file in the same directory and a rename, so a reader never sees
-/// half a file and an interrupted run leaves the old one.
-fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), CliError> {
-    let fail = |e: std::io::Error| CliError::Input {
-        path: path.to_path_buf(),
+    crate::state::write_atomically(&args.out, &text).map_err(|e| CliError::Input {
+        path: args.out.clone(),
         message: e.to_string(),
         hint: Some("check that the directory exists and is writable".to_owned()),
-    };
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        fail(e)
-    })
+    })?;
+    output::narrate(&format!("[snapshot] wrote {}", args.out.display()));
+    Ok(())
 }
 
 /// The current time as RFC 3339 UTC, from the system clock.

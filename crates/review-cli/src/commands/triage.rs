@@ -636,14 +636,7 @@ fn journaled(vcs: GitVcs, pr: &PullRequest) -> Result<GitVcs, CliError> {
         message: format!("cannot read the fix journal: {e}"),
         hint: None,
     };
-    let path = vcs
-        .common_dir()
-        .map_err(git_error)?
-        .join("review")
-        .join(format!(
-            "journal-{}-{}-{}.json",
-            pr.repo.owner, pr.repo.name, pr.number
-        ));
+    let path = crate::state::pr_file(&vcs, "journal", pr).map_err(git_error)?;
     let vcs = vcs.with_journal(path);
     let (restored, left) = vcs.recover().map_err(git_error)?;
     if !restored.is_empty() {
