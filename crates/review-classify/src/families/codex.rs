@@ -4,7 +4,7 @@
 
 use review_core::signals::Severity;
 
-use super::{Reading, title_from};
+use super::Reading;
 use crate::Family;
 use crate::doc::Doc;
 use crate::severity::stated;
@@ -37,15 +37,7 @@ pub(crate) fn detect(doc: &Doc, _lower: &str) -> bool {
 
 /// Reads a Codex finding.
 pub(crate) fn read(doc: &Doc) -> Reading {
-    let Some((line, severity)) = badge(doc) else {
-        return Reading::default();
-    };
-    Reading {
-        known: true,
-        title: title_from(doc, line),
-        severity: Some(severity),
-        style: false,
-    }
+    Reading::from_badge(doc, badge(doc))
 }
 
 #[cfg(test)]

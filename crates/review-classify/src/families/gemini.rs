@@ -1,7 +1,7 @@
 //! Gemini Code Assist: a priority badge image first (`high-priority.svg`, `critical.svg`,
 //! `security-high-priority.svg`, ...), then prose, maybe a suggestion block.
 
-use super::{Reading, image_name, title_from};
+use super::{Reading, image_name};
 use crate::Family;
 use crate::doc::Doc;
 use crate::severity::stated;
@@ -20,15 +20,7 @@ fn badge(doc: &Doc) -> Option<(usize, review_core::signals::Severity)> {
 
 /// Reads a Gemini finding.
 pub(crate) fn read(doc: &Doc) -> Reading {
-    let Some((line, severity)) = badge(doc) else {
-        return Reading::default();
-    };
-    Reading {
-        known: true,
-        title: title_from(doc, line),
-        severity: Some(severity),
-        style: false,
-    }
+    Reading::from_badge(doc, badge(doc))
 }
 
 #[cfg(test)]

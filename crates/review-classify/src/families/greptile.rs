@@ -7,7 +7,7 @@
 
 use review_core::signals::Severity;
 
-use super::{Reading, image_name, title_from};
+use super::{Reading, image_name};
 use crate::Family;
 use crate::doc::Doc;
 use crate::markup::{leading_bold, plain, title};
@@ -54,22 +54,17 @@ pub(crate) fn detect(_doc: &Doc, lower: &str) -> bool {
 
 /// Reads a Greptile finding.
 pub(crate) fn read(doc: &Doc) -> Reading {
-    let Some((line, severity)) = badge(doc) else {
-        return match label(doc) {
-            Some((style, rest)) => Reading {
-                known: true,
-                title: Some(title(&plain(rest))).filter(|t| !t.is_empty()),
-                severity: None,
-                style,
-            },
-            None => Reading::default(),
-        };
-    };
-    Reading {
-        known: true,
-        title: title_from(doc, line),
-        severity: Some(severity),
-        style: false,
+    if let Some(found) = badge(doc) {
+        return Reading::from_badge(doc, Some(found));
+    }
+    match label(doc) {
+        Some((style, rest)) => Reading {
+            known: true,
+            title: Some(title(&plain(rest))).filter(|t| !t.is_empty()),
+            severity: None,
+            style,
+        },
+        None => Reading::default(),
     }
 }
 

@@ -28,6 +28,22 @@ pub(crate) struct Reading {
     pub style: bool,
 }
 
+impl Reading {
+    /// The reading of a family that states severity with a badge image: known when the badge
+    /// is there, titled from the text after it.
+    pub(crate) fn from_badge(doc: &crate::doc::Doc, badge: Option<(usize, Severity)>) -> Self {
+        match badge {
+            Some((line, severity)) => Self {
+                known: true,
+                title: title_from(doc, line),
+                severity: Some(severity),
+                style: false,
+            },
+            None => Self::default(),
+        }
+    }
+}
+
 /// The file name of an image source without directories, query or `.svg`, lower case.
 pub(crate) fn image_name(src: &str) -> String {
     let path = src.split(['?', '#']).next().unwrap_or("");
