@@ -254,6 +254,60 @@ fn defer(entry: &mut ThreadReport, why: DeferReason, text: String) {
 
 type FixResult = Result<CommitId, (DeferReason, String)>;
 
+/// Writes `suggestion` into the file of `task`, exactly over the thread's lines, if the file
+/// still reads as the comment's diff hunk. Returns the file's text before, or why nothing was
+/// written.
+pub fn write_suggestion(
+    pr: &PullRequest,
+    task: &FixTask,
+    suggestion: &crate::signals::Suggestion,
+    vcs: &dyn Vcs,
+) -> Result<String, String> {
+    let text = match vcs.read_file(&task.path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Err(format!("{} does not exist in the checkout", task.path)),
+        Err(e) => return Err(format!("cannot read {}: {e}", task.path)),
+    };
+    let hunk = pr
+        .thread(&task.thread)
+        .and_then(|t| t.first_comment())
+        .and_then(|c| c.diff_hunk.as_deref());
+    let new = suggestion::apply(
+        &text,
+        suggestion.lines.or(task.lines),
+        &suggestion.replacement,
+        hunk,
+    )
+    .map_err(|e| e.to_string())?;
+    if new == text {
+        return Err("the suggestion changes nothing in the file".to_owned());
+    }
+    vcs.write_file(&task.path, &new)
+        .map_err(|e| format!("cannot write {}: {e}", task.path))?;
+    Ok(text)
+}
+
+/// Commits `edited` as the fix of `task` (one commit, those paths only, with the thread's
+/// trailer). If the commit fails, the task's file is put back to `original` when given, so
+/// nothing half-done is left; returns why.
+pub fn commit_fix(
+    task: &FixTask,
+    edited: &[String],
+    original: Option<&str>,
+    vcs: &dyn Vcs,
+) -> Result<CommitId, String> {
+    vcs.commit_paths(edited, &commit_message(task))
+        .map_err(|e| {
+            if let Some(original) = original {
+                let _ = vcs.write_file(&task.path, original);
+            }
+            match e {
+                VcsError::CommitRejected(why) => format!("commit rejected: {why}"),
+                other => format!("commit failed: {other}"),
+            }
+        })
+}
+
 async fn make_fixes(
     pr: &PullRequest,
     settings: &TriageSettings,
@@ -357,29 +411,10 @@ async fn fix_one(
 ) -> FixResult {
     let failed = |text: String| Err((DeferReason::FixFailed, text));
     let (edited, original) = match &task.material {
-        FixMaterial::Suggestion(s) => {
-            let text = match ws.vcs.read_file(&task.path) {
-                Ok(Some(text)) => text,
-                Ok(None) => return failed(format!("{} does not exist in the checkout", task.path)),
-                Err(e) => return failed(format!("cannot read {}: {e}", task.path)),
-            };
-            let hunk = pr
-                .thread(&task.thread)
-                .and_then(|t| t.first_comment())
-                .and_then(|c| c.diff_hunk.as_deref());
-            let lines = s.lines.or(task.lines);
-            let new = match suggestion::apply(&text, lines, &s.replacement, hunk) {
-                Ok(new) => new,
-                Err(e) => return failed(e.to_string()),
-            };
-            if new == text {
-                return failed("the suggestion changes nothing in the file".to_owned());
-            }
-            if let Err(e) = ws.vcs.write_file(&task.path, &new) {
-                return failed(format!("cannot write {}: {e}", task.path));
-            }
-            (vec![task.path.clone()], Some(text))
-        }
+        FixMaterial::Suggestion(s) => match write_suggestion(pr, task, s, ws.vcs) {
+            Ok(original) => (vec![task.path.clone()], Some(original)),
+            Err(why) => return failed(why),
+        },
         FixMaterial::Fixer => {
             let Some(fixer) = ws.fixer else {
                 return Err((
@@ -410,17 +445,6 @@ async fn fix_one(
             format!("the fixer edited {p}, which had uncommitted changes; not committing"),
         ));
     }
-    match ws.vcs.commit_paths(&edited, &commit_message(task)) {
-        Ok(commit) => Ok(commit),
-        Err(e) => {
-            // Leave nothing half-done: put back what the tool wrote.
-            if let Some(original) = original {
-                let _ = ws.vcs.write_file(&task.path, &original);
-            }
-            match e {
-                VcsError::CommitRejected(why) => failed(format!("commit rejected: {why}")),
-                other => failed(format!("commit failed: {other}")),
-            }
-        }
-    }
+    commit_fix(task, &edited, original.as_deref(), ws.vcs)
+        .map_err(|why| (DeferReason::FixFailed, why))
 }

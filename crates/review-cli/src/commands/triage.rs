@@ -709,24 +709,6 @@ fn offer_human_fixes(
         if !ask(&question) {
             continue;
         }
-        let Ok(Some(text)) = vcs.read_file(&thread.path) else {
-            output::narrate(&format!("[triage] {} is missing; not fixed", thread.path));
-            continue;
-        };
-        let hunk = thread.first_comment().and_then(|c| c.diff_hunk.as_deref());
-        let new = match review_core::suggestion::apply(
-            &text,
-            suggestion.lines.or(thread.lines),
-            &suggestion.replacement,
-            hunk,
-        ) {
-            Ok(new) if new != text => new,
-            Ok(_) => continue,
-            Err(e) => {
-                output::narrate(&format!("[triage] {}: {e}; not fixed", entry.id));
-                continue;
-            }
-        };
         let task = plan::FixTask {
             thread: thread.id.clone(),
             path: thread.path.clone(),
@@ -735,12 +717,15 @@ fn offer_human_fixes(
             title: sig.title.clone(),
             material: plan::FixMaterial::Suggestion(suggestion.clone()),
         };
-        let committed = vcs.write_file(&thread.path, &new).and_then(|()| {
-            vcs.commit_paths(
-                std::slice::from_ref(&thread.path),
-                &execute::commit_message(&task),
-            )
-        });
+        let committed =
+            execute::write_suggestion(pr, &task, suggestion, vcs).and_then(|original| {
+                execute::commit_fix(
+                    &task,
+                    std::slice::from_ref(&thread.path),
+                    Some(&original),
+                    vcs,
+                )
+            });
         match committed {
             Ok(commit) => {
                 entry.reason = format!(
@@ -750,13 +735,7 @@ fn offer_human_fixes(
                 entry.commit = Some(commit);
                 report.applied = true;
             }
-            Err(e) => {
-                let _ = vcs.write_file(&thread.path, &text);
-                output::narrate(&format!(
-                    "[triage] {}: the commit failed ({e}); not fixed",
-                    entry.id
-                ));
-            }
+            Err(why) => output::narrate(&format!("[triage] {}: {why}; not fixed", entry.id)),
         }
     }
     Ok(())
