@@ -364,10 +364,11 @@ struct Memo(Option<(usize, Option<usize>)>);
 impl Memo {
     /// The first occurrence of `pat` in `line` at or after `from`.
     fn next(&mut self, line: &str, from: usize, pat: &str) -> Option<usize> {
-        if let Some((searched, found)) = self.0 {
-            if from >= searched && found.is_none_or(|f| from <= f) {
-                return found;
-            }
+        if let Some((searched, found)) = self.0
+            && from >= searched
+            && found.is_none_or(|f| from <= f)
+        {
+            return found;
         }
         let found = line.get(from..).and_then(|s| s.find(pat)).map(|i| from + i);
         self.0 = Some((from, found));

@@ -104,10 +104,10 @@ const WEAK_WORDS: &[&str] = &[
 /// A crude stem: enough for "buffered"/"buffer" and "rows"/"row" to meet, not a linguist.
 fn stem(word: &str) -> &str {
     for suffix in ["ing", "ed", "es", "s"] {
-        if let Some(base) = word.strip_suffix(suffix) {
-            if base.chars().count() >= 4 {
-                return base;
-            }
+        if let Some(base) = word.strip_suffix(suffix)
+            && base.chars().count() >= 4
+        {
+            return base;
         }
     }
     word
@@ -159,7 +159,7 @@ pub(crate) fn similar(a: &[String], b: &[String]) -> bool {
 }
 
 /// FNV-1a, 64 bits.
-fn fnv1a(parts: &[&[u8]]) -> u64 {
+pub(crate) fn fnv1a(parts: &[&[u8]]) -> u64 {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0000_0100_0000_01b3;
     let mut hash = OFFSET;

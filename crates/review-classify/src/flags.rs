@@ -450,11 +450,11 @@ pub(crate) fn alternative(doc: &Doc, prose: &Prose) -> Option<String> {
     let mut text = after_marker(doc.plain_of(at))
         .unwrap_or_else(|| first_sentence(doc.plain_of(at)))
         .to_owned();
-    if text.chars().count() < 16 {
-        if let Some(next) = lines.next() {
-            text.push(' ');
-            text.push_str(first_sentence(doc.plain_of(next)));
-        }
+    if text.chars().count() < 16
+        && let Some(next) = lines.next()
+    {
+        text.push(' ');
+        text.push_str(first_sentence(doc.plain_of(next)));
     }
     Some(truncate(text.trim(), TITLE_MAX))
 }

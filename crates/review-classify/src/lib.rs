@@ -92,6 +92,7 @@ mod family;
 mod fingerprint;
 mod flags;
 mod markup;
+mod observe;
 mod read;
 mod reviewed;
 pub mod severity;
@@ -103,6 +104,7 @@ use review_core::signals::{SignalSet, Signals};
 
 pub use crate::family::{Family, identify};
 pub use crate::fingerprint::fingerprint;
+pub use crate::observe::observe;
 pub use crate::read::Finding;
 pub use crate::reviewed::{is_stale, reviewed_commit};
 pub use crate::threadless::{ThreadlessFinding, ThreadlessKind, threadless_findings};

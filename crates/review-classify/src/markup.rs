@@ -46,10 +46,11 @@ fn strip_line_markers(line: &str) -> &str {
             }
         }
         let digits = s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        if digits > 0 && digits < 4 {
-            if let Some(rest) = s.get(digits..).and_then(|r| r.strip_prefix(". ")) {
-                s = rest.trim_start();
-            }
+        if digits > 0
+            && digits < 4
+            && let Some(rest) = s.get(digits..).and_then(|r| r.strip_prefix(". "))
+        {
+            s = rest.trim_start();
         }
         if s == before {
             return s;

@@ -264,10 +264,10 @@ impl Scanner {
     }
 
     fn push_text(&mut self, line: &str) {
-        if self.skip.is_none() {
-            if let Some(item) = self.item.as_mut() {
-                item.text.push(line.to_owned());
-            }
+        if self.skip.is_none()
+            && let Some(item) = self.item.as_mut()
+        {
+            item.text.push(line.to_owned());
         }
     }
 

@@ -392,10 +392,10 @@ async fn make_fixes(
             task.thread, task.path
         ));
         let result = fix_one(pr, task, ws, &dirty, &settings.fixes.denied_paths).await;
-        if let Err((DeferReason::FixFailed, text)) = &result {
-            if text.starts_with("commit rejected") {
-                stopped = Some(format!("not attempted: an earlier {text}"));
-            }
+        if let Err((DeferReason::FixFailed, text)) = &result
+            && text.starts_with("commit rejected")
+        {
+            stopped = Some(format!("not attempted: an earlier {text}"));
         }
         out.push((task.thread.clone(), result));
     }

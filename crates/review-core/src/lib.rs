@@ -61,6 +61,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod decisions;
 pub mod execute;
 pub mod gate;
 pub mod model;
@@ -72,3 +73,5 @@ pub mod rules;
 pub mod signals;
 pub mod snapshot;
 pub mod suggestion;
+pub mod time;
+pub mod watch;

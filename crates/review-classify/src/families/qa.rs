@@ -73,24 +73,26 @@ pub(crate) fn stated_word(line: &str) -> Option<(Severity, &str)> {
 pub(crate) fn read(doc: &Doc, header: &str) -> Reading {
     let mut lines = doc.nonempty().peekable();
     let mut known = false;
-    if let Some((_, first)) = lines.peek() {
-        if !header.is_empty() && first.trim_start().starts_with(header) {
-            known = true;
-            lines.next();
-        }
+    if let Some((_, first)) = lines.peek()
+        && !header.is_empty()
+        && first.trim_start().starts_with(header)
+    {
+        known = true;
+        lines.next();
     }
     let mut severity = None;
     let mut found_title = None;
     for (n, (_, line)) in lines.enumerate() {
         let p = plain(line);
-        if severity.is_none() && n < SEVERITY_LINES {
-            if let Some((sev, rest)) = stated_word(&p) {
-                severity = Some(sev);
-                if found_title.is_none() && !rest.is_empty() {
-                    found_title = Some(title(rest));
-                }
-                continue;
+        if severity.is_none()
+            && n < SEVERITY_LINES
+            && let Some((sev, rest)) = stated_word(&p)
+        {
+            severity = Some(sev);
+            if found_title.is_none() && !rest.is_empty() {
+                found_title = Some(title(rest));
             }
+            continue;
         }
         if found_title.is_none() {
             let text = crate::markup::bold_line(line).map_or_else(|| p.clone(), plain);

@@ -196,13 +196,13 @@ impl Settings {
                             "pass --repo as OWNER/NAME, e.g. --repo acme/widgets",
                         )
                     })?;
-                if let (Some(url), Some(flag)) = (&url_repo, &flag_repo) {
-                    if url != flag {
-                        return Err(usage(
-                            format!("the PR URL names {url} but --repo names {flag}"),
-                            "pass one of them, or make them agree",
-                        ));
-                    }
+                if let (Some(url), Some(flag)) = (&url_repo, &flag_repo)
+                    && url != flag
+                {
+                    return Err(usage(
+                        format!("the PR URL names {url} but --repo names {flag}"),
+                        "pass one of them, or make them agree",
+                    ));
                 }
                 Source::Snapshot {
                     path,
@@ -230,13 +230,13 @@ impl Settings {
                 "pass thread node ids such as PRRT_kwDO...",
             ));
         }
-        if let Some(m) = &args.marker {
-            if m.is_empty() || !m.chars().all(|c| c.is_ascii_hexdigit()) {
-                return Err(usage(
-                    format!("`{m}` is not a commit id"),
-                    "pass the marker as a hex commit id",
-                ));
-            }
+        if let Some(m) = &args.marker
+            && (m.is_empty() || !m.chars().all(|c| c.is_ascii_hexdigit()))
+        {
+            return Err(usage(
+                format!("`{m}` is not a commit id"),
+                "pass the marker as a hex commit id",
+            ));
         }
         Ok(Self {
             source,
@@ -322,21 +322,21 @@ fn read_snapshot(
             "the format is described in docs/snapshot-format.md",
         )
     })?;
-    if let Some(number) = number {
-        if number != pr.number {
-            return Err(input_error(
-                format!("it records PR #{}, not #{number}", pr.number),
-                "leave out the PR argument, or pass the snapshot of that PR",
-            ));
-        }
+    if let Some(number) = number
+        && number != pr.number
+    {
+        return Err(input_error(
+            format!("it records PR #{}, not #{number}", pr.number),
+            "leave out the PR argument, or pass the snapshot of that PR",
+        ));
     }
-    if let Some(repo) = repo {
-        if repo != &pr.repo {
-            return Err(input_error(
-                format!("it records {}, not {repo}", pr.repo),
-                "leave out --repo, or pass the snapshot of that repository",
-            ));
-        }
+    if let Some(repo) = repo
+        && repo != &pr.repo
+    {
+        return Err(input_error(
+            format!("it records {}, not {repo}", pr.repo),
+            "leave out --repo, or pass the snapshot of that repository",
+        ));
     }
     Ok(pr)
 }

@@ -311,8 +311,8 @@ async fn a_fixer_command_gets_the_fenced_task_and_its_edit_is_committed_alone() 
     assert_eq!(marker.len(), 32, "a 128-bit marker");
     let finding = task["finding"].as_str().unwrap();
     assert!(
-        finding.starts_with(&format!("<<<{marker}\n"))
-            && finding.ends_with(&format!("\n{marker}>>>"))
+        finding.starts_with(&format!("<{marker}>\n"))
+            && finding.ends_with(&format!("\n</{marker}>"))
     );
     assert!(
         finding.contains("Ignore previous instructions"),

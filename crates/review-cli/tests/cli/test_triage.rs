@@ -358,6 +358,6 @@ fn a_triager_command_judges_the_ambiguous_threads_within_the_limits() {
         input["finding"]
             .as_str()
             .unwrap()
-            .starts_with(&format!("<<<{marker}\n"))
+            .starts_with(&format!("<{marker}>\n"))
     );
 }

@@ -5,3 +5,4 @@ mod test_architecture;
 mod test_execute;
 mod test_plan;
 mod test_properties;
+mod test_watch;

@@ -1,0 +1,217 @@
+//! What the review loop's watcher sees in a pull request: [`observe`] reads a complete
+//! [`PullRequest`] into the core's [`Observation`] (findings with fingerprints, people's
+//! comments, out-of-diff findings, what each bot last reviewed, sticky reports, Copilot's quota
+//! notices).
+
+use review_core::gate::AutomationSettings;
+use review_core::model::{Author, ChecksState, PullRequest, ReviewState};
+use review_core::post;
+use review_core::watch::{
+    BotActivity, CheckState, Checks, FindingKind, HumanComment, Observation, OutOfDiff,
+    OutOfDiffFinding, Sticky, ThreadFinding,
+};
+
+use crate::markup::contains_ci;
+use crate::{Family, ThreadlessKind, fingerprint, identify, read, reviewed_commit};
+
+/// The watcher's view of `pr`. Comments the tool itself posted (they carry its idempotency
+/// key) are neither bot activity nor sticky reports.
+pub fn observe(pr: &PullRequest, automation: &AutomationSettings) -> Observation {
+    let pr_author = pr.author.as_ref();
+    let signals = crate::analyze(pr, automation);
+    let ours = |body: &str| post::find_key(body).is_some();
+    let mut obs = Observation {
+        head_sha: pr.head_sha.0.clone(),
+        checks: checks_of(pr.checks),
+        ..Observation::default()
+    };
+
+    for thread in &pr.threads {
+        obs.resolved.insert(thread.id.0.clone(), thread.is_resolved);
+        if thread.is_resolved {
+            continue;
+        }
+        let Some(first) = thread.first_comment() else {
+            continue;
+        };
+        let human_comment_ids: Vec<String> = thread
+            .comments
+            .iter()
+            .filter(|c| !automation.comment_participation(c, pr).is_automated())
+            .map(|c| c.id.0.clone())
+            .collect();
+        let family = identify(first.author.as_ref(), &first.body, pr_author, automation);
+        let fp = signals
+            .threads
+            .get(&thread.id)
+            .map(|s| s.fingerprint.clone())
+            .filter(|f| !f.is_empty())
+            .unwrap_or_else(|| fingerprint(family, &thread.path, &read::title_of(&first.body)));
+        obs.threads.push(ThreadFinding {
+            fingerprint: fp,
+            thread_id: thread.id.0.clone(),
+            kind: if human_comment_ids.is_empty() {
+                FindingKind::Bot
+            } else {
+                FindingKind::Human
+            },
+            author: family.map_or_else(
+                || author_key(first.author.as_ref()),
+                |f| bot_key(f, first.author.as_ref()),
+            ),
+            path: thread.path.clone(),
+            line: thread.lines.map(|l| l.end),
+            outdated: thread.is_outdated,
+            body: first.body.clone(),
+            all_comments_read: thread.all_comments_read,
+            url: first.url.clone(),
+            human_comment_ids,
+        });
+    }
+
+    for review in &pr.reviews {
+        if review.state == ReviewState::Pending || ours(&review.body) {
+            continue;
+        }
+        let Some(family) = identify(review.author.as_ref(), &review.body, pr_author, automation)
+        else {
+            continue;
+        };
+        let bot = bot_key(family, review.author.as_ref());
+        obs.activity.push(BotActivity {
+            bot: bot.clone(),
+            marker: reviewed_commit(&review.body),
+            commit: review.commit.as_ref().map(|c| c.0.clone()),
+            submitted_at: review.submitted_at.clone(),
+        });
+        let findings: Vec<OutOfDiffFinding> = crate::threadless_findings(&review.body, family)
+            .into_iter()
+            .filter(|f| f.kind == ThreadlessKind::OutsideDiff)
+            .map(|f| OutOfDiffFinding {
+                path: f.path,
+                line: f.lines.map(|l| l.end),
+                title: f.title,
+                body: f.text,
+                fingerprint: f.fingerprint,
+            })
+            .collect();
+        if !findings.is_empty() {
+            obs.out_of_diff.push(OutOfDiff {
+                review_id: review.id.0.clone(),
+                author: bot,
+                findings,
+            });
+        }
+    }
+
+    for c in &pr.comments {
+        let participation = automation.participation(c.author.as_ref(), &c.body, pr_author);
+        if !participation.is_automated() {
+            let by_pr_author = matches!((c.author.as_ref(), pr_author), (Some(a), Some(p))
+                if review_core::gate::same_login(&a.login, &p.login));
+            if !by_pr_author {
+                obs.human_comments.push(HumanComment {
+                    id: c.id.0.clone(),
+                    author: c
+                        .author
+                        .as_ref()
+                        .map_or_else(|| "ghost".to_owned(), |a| a.login.clone()),
+                    body: c.body.clone(),
+                    url: c.url.clone(),
+                });
+            }
+            continue;
+        }
+        if ours(&c.body) {
+            continue;
+        }
+        let Some(family) = identify(c.author.as_ref(), &c.body, pr_author, automation) else {
+            continue;
+        };
+        let bot = bot_key(family, c.author.as_ref());
+        if let Some(marker) = reviewed_commit(&c.body) {
+            obs.activity.push(BotActivity {
+                bot: bot.clone(),
+                marker: Some(marker),
+                commit: None,
+                submitted_at: Some(c.created_at.clone()),
+            });
+        }
+        obs.stickies.push(Sticky {
+            id: c.id.0.clone(),
+            author: bot,
+            digest: format!("{:016x}", fingerprint::fnv1a(&[c.body.as_bytes()])),
+        });
+    }
+    obs.copilot_quota = copilot_quota(pr, automation);
+    obs
+}
+
+/// Whether Copilot's latest review or comment says its quota is spent.
+fn copilot_quota(pr: &PullRequest, automation: &AutomationSettings) -> bool {
+    let pr_author = pr.author.as_ref();
+    let reviews = pr
+        .reviews
+        .iter()
+        .filter(|r| r.state != ReviewState::Pending)
+        .map(|r| {
+            (
+                r.submitted_at.as_deref().unwrap_or(""),
+                r.author.as_ref(),
+                r.body.as_str(),
+            )
+        });
+    let comments = pr
+        .comments
+        .iter()
+        .map(|c| (c.created_at.as_str(), c.author.as_ref(), c.body.as_str()));
+    reviews
+        .chain(comments)
+        .filter(|(_, author, body)| {
+            identify(*author, body, pr_author, automation) == Some(Family::Copilot)
+        })
+        .max_by(|a, b| a.0.cmp(b.0))
+        .is_some_and(|(_, _, body)| is_quota_notice(body))
+}
+
+/// Whether a Copilot text is a quota notice rather than a review.
+fn is_quota_notice(body: &str) -> bool {
+    ["quota", "usage limit", "premium request", "rate limit"]
+        .iter()
+        .any(|w| contains_ci(body, w))
+}
+
+fn checks_of(checks: Option<ChecksState>) -> Checks {
+    let state = match checks {
+        None => CheckState::None,
+        Some(ChecksState::Success) => CheckState::Green,
+        Some(ChecksState::Pending | ChecksState::Expected) => CheckState::Pending,
+        Some(ChecksState::Failure | ChecksState::Error) => CheckState::Red,
+    };
+    Checks {
+        state,
+        ..Checks::default()
+    }
+}
+
+/// The key a bot is known by: a named tool's family, else its login.
+fn bot_key(family: Family, author: Option<&Author>) -> String {
+    if family.is_named_tool() {
+        family.as_str().to_owned()
+    } else {
+        author_key(author)
+    }
+}
+
+/// A login as a key: lower case, without `[bot]`.
+fn author_key(author: Option<&Author>) -> String {
+    author.map_or_else(
+        || "ghost".to_owned(),
+        |a| {
+            a.login
+                .strip_suffix("[bot]")
+                .unwrap_or(&a.login)
+                .to_ascii_lowercase()
+        },
+    )
+}

@@ -1,0 +1,883 @@
+//! The review loop's watcher: what a poll of a pull request found, what changed since the last
+//! one (as events), and whether the PR is quiescent.
+//!
+//! [`observe`] is pure: it takes the previous [`WatchState`], what a complete read of the PR
+//! found (an [`Observation`], built by `review-classify`), the loop's [`Decisions`] and the
+//! time, and returns the next state and the events to announce. The CLI owns the polling, the
+//! clock and the state file; only the watcher writes that file.
+//!
+//! The rules:
+//! - `pending` is what still needs triage: unresolved bot findings no decision or escalation
+//!   knows, and every unresolved thread a person took part in (kind `human`: surfaced, never
+//!   answered). A decided finding re-posted under a new thread is a [`Repost`], not pending.
+//! - A repost's `count` is 0 while the decided thread is still open beside it (mere
+//!   coexistence), and otherwise one more than the reposts of that finding before it; at
+//!   [`REPOST_LIMIT`] the loop stops answering and escalates.
+//! - Quiescence ([`quiescence`]) holds when every expected bot reviewed the head (a bot silent
+//!   for [`WatchSettings::late_after_secs`] after a push is named, not waited for; Copilot is not
+//!   expected once it said its quota is spent), every decided bot finding and repost is
+//!   answered, every out-of-diff review is addressed, and checks are neither red nor pending.
+//!   [`EventKind::Quiescent`] is announced once per transition.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::decisions::{Decisions, Verdict};
+
+/// The version of the state file's format.
+pub const STATE_VERSION: u32 = 1;
+
+/// At this repost count the loop escalates instead of answering again.
+pub const REPOST_LIMIT: u32 = 3;
+
+/// The reviewed-head value meaning "reviewed after the last push".
+pub const REVIEWED_AFTER_PUSH: &str = "timestamp";
+
+/// The bot key of GitHub Copilot's reviewer.
+pub const COPILOT: &str = "copilot";
+
+/// Whether a thread is a bot's or a person took part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FindingKind {
+    /// Only automated comments.
+    Bot,
+    /// A person wrote in it.
+    Human,
+}
+
+/// One unresolved review thread, as the watcher records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadFinding {
+    /// The finding's fingerprint (the same finding re-posted keeps it).
+    pub fingerprint: String,
+    /// The thread.
+    pub thread_id: String,
+    /// Bot or human.
+    pub kind: FindingKind,
+    /// Who raised it: a bot key (`coderabbit`, `copilot`, a login) or a person's login.
+    pub author: String,
+    /// The file.
+    pub path: String,
+    /// The line (the last of the range), when it is on lines.
+    pub line: Option<u32>,
+    /// Whether GitHub marks it outdated.
+    pub outdated: bool,
+    /// The finding's text: the first comment's body, untrusted.
+    pub body: String,
+    /// Whether every comment of the thread was read. When not, the thread may get a reply but
+    /// is never resolved.
+    pub all_comments_read: bool,
+    /// The thread's link.
+    #[serde(default)]
+    pub url: String,
+    /// The ids of the comments people wrote in it.
+    #[serde(default)]
+    pub human_comment_ids: Vec<String>,
+}
+
+/// A top-level PR comment a person wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HumanComment {
+    /// The comment id.
+    pub id: String,
+    /// The author's login.
+    pub author: String,
+    /// The text, untrusted.
+    pub body: String,
+    /// The link.
+    #[serde(default)]
+    pub url: String,
+}
+
+/// One finding of an out-of-diff review section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OutOfDiffFinding {
+    /// The file it names.
+    pub path: String,
+    /// The line it names (the last of the range), if any.
+    pub line: Option<u32>,
+    /// Its one-line title.
+    pub title: String,
+    /// Its text, untrusted.
+    pub body: String,
+    /// Its fingerprint.
+    pub fingerprint: String,
+}
+
+/// A review whose body lists findings on lines outside the diff: they have no thread, so they
+/// are answered with one aggregate PR comment per review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OutOfDiff {
+    /// The review id (what `addressedOutOfDiff` is keyed by).
+    pub review_id: String,
+    /// The bot that wrote it.
+    pub author: String,
+    /// The findings, split.
+    pub findings: Vec<OutOfDiffFinding>,
+}
+
+/// A decided finding that reappeared under another thread.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Repost {
+    /// The finding's fingerprint.
+    pub fingerprint: String,
+    /// The new, open thread.
+    pub thread_id: String,
+    /// The thread it was decided on.
+    pub prior_thread_id: String,
+    /// The decision taken there.
+    pub prior_verdict: Verdict,
+    /// 0 for coexistence with the still-open decided thread; 1, 2, ... for genuine reposts.
+    pub count: u32,
+    /// Whether the new thread's comments were all read.
+    #[serde(default = "yes")]
+    pub all_comments_read: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// What a bot last did on the PR.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BotActivity {
+    /// The bot key.
+    pub bot: String,
+    /// The commit its text says it reviewed, if it names one.
+    pub marker: Option<String>,
+    /// The commit GitHub attaches the review to, if any.
+    pub commit: Option<String>,
+    /// When, as GitHub wrote it.
+    pub submitted_at: Option<String>,
+}
+
+/// An automated top-level comment (a sticky report some bots edit in place).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sticky {
+    /// The comment id.
+    pub id: String,
+    /// The bot key.
+    pub author: String,
+    /// A digest of its body: a change means it was edited.
+    pub digest: String,
+}
+
+/// The state of the PR head's checks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckState {
+    /// No checks reported.
+    #[default]
+    None,
+    /// Some still running or queued.
+    Pending,
+    /// All passed.
+    Green,
+    /// At least one failed.
+    Red,
+}
+
+/// The PR head's checks.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Checks {
+    /// The rolled-up state.
+    pub state: CheckState,
+    /// The failing checks' names.
+    #[serde(default)]
+    pub failing: Vec<String>,
+    /// The checks still running.
+    #[serde(default)]
+    pub pending: Vec<String>,
+}
+
+/// What a complete read of the PR found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Observation {
+    /// The head commit.
+    pub head_sha: String,
+    /// Every unresolved thread.
+    pub threads: Vec<ThreadFinding>,
+    /// Every thread read, resolved or not: id -> resolved.
+    pub resolved: BTreeMap<String, bool>,
+    /// Top-level comments people wrote (the PR's author excluded).
+    pub human_comments: Vec<HumanComment>,
+    /// Reviews listing findings outside the diff.
+    pub out_of_diff: Vec<OutOfDiff>,
+    /// Every bot review or summary, one entry each.
+    pub activity: Vec<BotActivity>,
+    /// Whether Copilot's latest word is a quota notice.
+    pub copilot_quota: bool,
+    /// Automated top-level comments.
+    pub stickies: Vec<Sticky>,
+    /// The checks of the head.
+    pub checks: Checks,
+}
+
+/// What the watcher is told beyond the PR.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchSettings {
+    /// Bots expected to review even before they have (bot keys).
+    pub expected_bots: Vec<String>,
+    /// After a push, how long a bot may stay silent before quiescence stops waiting for it.
+    pub late_after_secs: i64,
+}
+
+impl Default for WatchSettings {
+    fn default() -> Self {
+        Self {
+            expected_bots: Vec::new(),
+            late_after_secs: 20 * 60,
+        }
+    }
+}
+
+/// What a poll cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PollCost {
+    /// Requests sent (REST and GraphQL).
+    pub requests: u64,
+    /// GraphQL points spent.
+    pub points: u64,
+    /// REST answers that were `304 Not Modified` (free).
+    pub not_modified: u64,
+    /// Whether the threads were read in full.
+    pub full_read: bool,
+}
+
+/// What the watcher has announced, so each change is announced once.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Announced {
+    /// Bot threads announced as new findings.
+    #[serde(default)]
+    pub findings: BTreeSet<String>,
+    /// Comments people wrote, in threads or at the top level.
+    #[serde(default)]
+    pub human_comments: BTreeSet<String>,
+    /// Out-of-diff reviews.
+    #[serde(default)]
+    pub out_of_diff: BTreeSet<String>,
+    /// Sticky comments, with the digest announced.
+    #[serde(default)]
+    pub stickies: BTreeMap<String, String>,
+    /// Whether Copilot's quota notice was announced.
+    #[serde(default)]
+    pub copilot_quota: bool,
+}
+
+/// The watcher's state file: `<common dir>/review/watch-OWNER-NAME-N.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WatchState {
+    /// [`STATE_VERSION`].
+    pub version: u32,
+    /// `owner/name#number`.
+    pub pr: String,
+    /// The head commit at the last full read.
+    pub head_sha: String,
+    /// When the watcher first saw this head (RFC 3339, UTC).
+    pub head_seen_at: String,
+    /// When the last poll ran.
+    pub polled_at: String,
+    /// When the threads were last read in full.
+    pub full_read_at: String,
+    /// Findings still needing triage (bot) or a person's attention (human).
+    pub pending: Vec<ThreadFinding>,
+    /// Top-level comments people wrote.
+    pub human_comments: Vec<HumanComment>,
+    /// Reviews with out-of-diff findings (GitHub reviews are permanent: this never shrinks).
+    pub out_of_diff: Vec<OutOfDiff>,
+    /// Reposts of decided findings.
+    pub reposted: Vec<Repost>,
+    /// Per expected bot: a prefix of the head it reviewed, [`REVIEWED_AFTER_PUSH`], or another
+    /// commit (not caught up).
+    pub reviewed_head: BTreeMap<String, String>,
+    /// The bots quiescence waits for.
+    pub expected_bots: Vec<String>,
+    /// False once Copilot said its quota is spent.
+    pub copilot_expected: bool,
+    /// The head's checks.
+    pub checks: Checks,
+    /// Whether QUIESCENT was announced for the current stretch of quiescence.
+    pub quiescent: bool,
+    /// Bots that never reviewed the head within the wait, named in the clean report.
+    #[serde(default)]
+    pub late_bots: Vec<String>,
+    /// What the last poll cost.
+    pub last_poll: PollCost,
+    /// GraphQL points spent by all polls.
+    #[serde(default)]
+    pub total_points: u64,
+    /// What was announced.
+    #[serde(default)]
+    pub announced: Announced,
+    /// Automated top-level comments seen.
+    #[serde(default)]
+    pub stickies: Vec<Sticky>,
+    /// The poller's own cache (ETags), kept as it wrote it.
+    #[serde(default)]
+    pub probe: serde_json::Value,
+}
+
+/// What an event announces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum EventKind {
+    /// New bot findings to triage.
+    NewFindings,
+    /// A review listed findings outside the diff.
+    OutOfDiff,
+    /// A decided finding came back under a new thread.
+    Repost,
+    /// A person commented (in a thread or at the top level).
+    HumanComment,
+    /// The head moved.
+    Pushed,
+    /// Checks turned red (or the failing set changed).
+    ChecksRed,
+    /// Checks stopped being red.
+    ChecksClear,
+    /// Copilot said its quota is spent.
+    CopilotQuota,
+    /// A bot posted or edited its sticky report comment.
+    StickyReport,
+    /// The PR became quiescent.
+    Quiescent,
+}
+
+impl EventKind {
+    /// The name on the event line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::NewFindings => "NEW_FINDINGS",
+            Self::OutOfDiff => "OUT_OF_DIFF",
+            Self::Repost => "REPOST",
+            Self::HumanComment => "HUMAN_COMMENT",
+            Self::Pushed => "PUSHED",
+            Self::ChecksRed => "CHECKS_RED",
+            Self::ChecksClear => "CHECKS_CLEAR",
+            Self::CopilotQuota => "COPILOT_QUOTA",
+            Self::StickyReport => "STICKY_REPORT",
+            Self::Quiescent => "QUIESCENT",
+        }
+    }
+}
+
+impl fmt::Display for EventKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One announcement: what changed, naming the items; the rest is in the state file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    /// What changed.
+    pub event: EventKind,
+    /// The ids it is about (thread ids, comment ids, review ids, check names, a commit).
+    pub items: Vec<String>,
+    /// One line for people.
+    pub detail: String,
+}
+
+impl Event {
+    fn new(event: EventKind, items: Vec<String>, detail: String) -> Self {
+        Self {
+            event,
+            items,
+            detail,
+        }
+    }
+}
+
+/// Whether a reviewed-head value means caught up with `head`.
+pub fn caught_up(value: &str, head: &str) -> bool {
+    value == REVIEWED_AFTER_PUSH
+        || (value.len() >= 7
+            && value.chars().all(|c| c.is_ascii_hexdigit())
+            && head
+                .to_ascii_lowercase()
+                .starts_with(&value.to_ascii_lowercase()))
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..7).unwrap_or(sha)
+}
+
+/// The reviewed-head value of one bot activity against `head`, first seen at `head_seen_at`.
+fn reviewed_value(a: &BotActivity, head: &str, head_seen_at: i64) -> Option<String> {
+    let lower = head.to_ascii_lowercase();
+    if let Some(m) = a.marker.as_deref().filter(|m| caught_up(m, &lower)) {
+        return Some(m.to_owned());
+    }
+    if let Some(c) = a.commit.as_deref().filter(|c| caught_up(c, &lower)) {
+        return Some(c.get(..12).unwrap_or(c).to_owned());
+    }
+    let after_push = a
+        .submitted_at
+        .as_deref()
+        .and_then(crate::time::parse_rfc3339)
+        .is_some_and(|t| t >= head_seen_at);
+    if after_push {
+        return Some(REVIEWED_AFTER_PUSH.to_owned());
+    }
+    a.marker.clone().or_else(|| a.commit.clone())
+}
+
+/// The next state and the events of a poll that read the PR in full.
+///
+/// `now` is seconds since the epoch. `prev` is `None` on the first poll of a PR.
+pub fn observe(
+    prev: Option<&WatchState>,
+    obs: Observation,
+    decisions: &Decisions,
+    settings: &WatchSettings,
+    pr: &str,
+    now: i64,
+) -> (WatchState, Vec<Event>) {
+    let mut events = Vec::new();
+    let mut state = prev.cloned().unwrap_or_else(|| WatchState {
+        version: STATE_VERSION,
+        pr: pr.to_owned(),
+        copilot_expected: true,
+        ..WatchState::default()
+    });
+    state.version = STATE_VERSION;
+    pr.clone_into(&mut state.pr);
+    let stamp = crate::time::format_utc(now);
+
+    // The head.
+    if state.head_sha != obs.head_sha {
+        if !state.head_sha.is_empty() {
+            events.push(Event::new(
+                EventKind::Pushed,
+                vec![obs.head_sha.clone()],
+                format!(
+                    "the head moved from {} to {}",
+                    short(&state.head_sha),
+                    short(&obs.head_sha)
+                ),
+            ));
+        }
+        state.head_sha.clone_from(&obs.head_sha);
+        state.head_seen_at.clone_from(&stamp);
+        state.late_bots.clear();
+    }
+    let head_seen_at = crate::time::parse_rfc3339(&state.head_seen_at).unwrap_or(now);
+
+    // Reposts, then what is pending.
+    let mut new_reposts = Vec::new();
+    for f in obs.threads.iter().filter(|f| f.kind == FindingKind::Bot) {
+        let Some(prior) = decisions.seen.get(&f.fingerprint) else {
+            continue;
+        };
+        if prior.thread_id == f.thread_id
+            || state.reposted.iter().any(|r| r.thread_id == f.thread_id)
+        {
+            continue;
+        }
+        let prior_open = obs.resolved.get(&prior.thread_id) == Some(&false);
+        let count = if prior_open {
+            0
+        } else {
+            1 + state
+                .reposted
+                .iter()
+                .filter(|r| r.fingerprint == f.fingerprint && r.count > 0)
+                .count() as u32
+        };
+        let repost = Repost {
+            fingerprint: f.fingerprint.clone(),
+            thread_id: f.thread_id.clone(),
+            prior_thread_id: prior.thread_id.clone(),
+            prior_verdict: prior.verdict,
+            count,
+            all_comments_read: f.all_comments_read,
+        };
+        new_reposts.push(repost.thread_id.clone());
+        state.reposted.push(repost);
+    }
+    if !new_reposts.is_empty() {
+        let counts: Vec<String> = state
+            .reposted
+            .iter()
+            .filter(|r| new_reposts.contains(&r.thread_id))
+            .map(|r| r.count.to_string())
+            .collect();
+        events.push(Event::new(
+            EventKind::Repost,
+            new_reposts.clone(),
+            format!(
+                "{} decided finding(s) posted again (count {})",
+                new_reposts.len(),
+                counts.join(", ")
+            ),
+        ));
+    }
+    let reposted: BTreeSet<&str> = state
+        .reposted
+        .iter()
+        .map(|r| r.thread_id.as_str())
+        .collect();
+    state.pending = obs
+        .threads
+        .iter()
+        .filter(|f| match f.kind {
+            FindingKind::Human => true,
+            FindingKind::Bot => {
+                !decisions.knows(&f.fingerprint) && !reposted.contains(f.thread_id.as_str())
+            }
+        })
+        .cloned()
+        .collect();
+
+    let new_findings: Vec<String> = state
+        .pending
+        .iter()
+        .filter(|f| f.kind == FindingKind::Bot)
+        .filter(|f| !state.announced.findings.contains(&f.thread_id))
+        .map(|f| f.thread_id.clone())
+        .collect();
+    if !new_findings.is_empty() {
+        events.push(Event::new(
+            EventKind::NewFindings,
+            new_findings.clone(),
+            format!("{} new bot finding(s) to triage", new_findings.len()),
+        ));
+        state.announced.findings.extend(new_findings);
+    }
+
+    // People.
+    let mut human_new = Vec::new();
+    for f in &obs.threads {
+        for id in &f.human_comment_ids {
+            if !state.announced.human_comments.contains(id) {
+                human_new.push(id.clone());
+            }
+        }
+    }
+    for c in &obs.human_comments {
+        if !state.announced.human_comments.contains(&c.id) {
+            human_new.push(c.id.clone());
+        }
+    }
+    if !human_new.is_empty() {
+        events.push(Event::new(
+            EventKind::HumanComment,
+            human_new.clone(),
+            format!(
+                "{} comment(s) by people: surfaced, never answered",
+                human_new.len()
+            ),
+        ));
+        state.announced.human_comments.extend(human_new);
+    }
+    state.human_comments = obs.human_comments;
+
+    // Out of the diff.
+    let ood_new: Vec<String> = obs
+        .out_of_diff
+        .iter()
+        .filter(|o| !state.announced.out_of_diff.contains(&o.review_id))
+        .map(|o| o.review_id.clone())
+        .collect();
+    if !ood_new.is_empty() {
+        let n: usize = obs
+            .out_of_diff
+            .iter()
+            .filter(|o| ood_new.contains(&o.review_id))
+            .map(|o| o.findings.len())
+            .sum();
+        events.push(Event::new(
+            EventKind::OutOfDiff,
+            ood_new.clone(),
+            format!(
+                "{n} finding(s) outside the diff in {} review(s)",
+                ood_new.len()
+            ),
+        ));
+        state.announced.out_of_diff.extend(ood_new);
+    }
+    for o in obs.out_of_diff {
+        if let Some(known) = state
+            .out_of_diff
+            .iter_mut()
+            .find(|k| k.review_id == o.review_id)
+        {
+            *known = o;
+        } else {
+            state.out_of_diff.push(o);
+        }
+    }
+
+    // Sticky reports.
+    let changed: Vec<String> = obs
+        .stickies
+        .iter()
+        .filter(|s| state.announced.stickies.get(&s.id) != Some(&s.digest))
+        .map(|s| s.id.clone())
+        .collect();
+    if !changed.is_empty() {
+        events.push(Event::new(
+            EventKind::StickyReport,
+            changed.clone(),
+            format!("{} bot report comment(s) posted or edited", changed.len()),
+        ));
+    }
+    for s in &obs.stickies {
+        state
+            .announced
+            .stickies
+            .insert(s.id.clone(), s.digest.clone());
+    }
+    state.stickies = obs.stickies;
+
+    // Copilot's quota.
+    state.copilot_expected = !obs.copilot_quota;
+    if obs.copilot_quota && !state.announced.copilot_quota {
+        events.push(Event::new(
+            EventKind::CopilotQuota,
+            vec![COPILOT.to_owned()],
+            "Copilot reports its quota is spent: quiescence does not wait for it".to_owned(),
+        ));
+    }
+    state.announced.copilot_quota = obs.copilot_quota;
+
+    // Who reviewed what.
+    let mut latest: BTreeMap<&str, &BotActivity> = BTreeMap::new();
+    for a in &obs.activity {
+        let newer = latest.get(a.bot.as_str()).is_none_or(|b| {
+            let t = |x: &BotActivity| {
+                x.submitted_at
+                    .as_deref()
+                    .and_then(crate::time::parse_rfc3339)
+            };
+            t(a) >= t(b)
+        });
+        if newer {
+            latest.insert(&a.bot, a);
+        }
+    }
+    let mut expected: BTreeSet<String> = settings.expected_bots.iter().cloned().collect();
+    expected.extend(latest.keys().map(|k| (*k).to_owned()));
+    expected.extend(
+        obs.threads
+            .iter()
+            .filter(|f| f.kind == FindingKind::Bot)
+            .map(|f| f.author.clone()),
+    );
+    expected.extend(state.expected_bots.iter().cloned());
+    state.expected_bots = expected.into_iter().collect();
+    state.reviewed_head = latest
+        .iter()
+        .filter_map(|(bot, a)| {
+            reviewed_value(a, &state.head_sha, head_seen_at).map(|v| ((*bot).to_owned(), v))
+        })
+        .collect();
+
+    events.extend(apply_checks(&mut state, obs.checks));
+
+    state.polled_at.clone_from(&stamp);
+    state.full_read_at = stamp;
+    events.extend(settle(&mut state, decisions, settings, now, true));
+    (state, events)
+}
+
+/// Applies checks read without a full read (the cheap poll); returns CHECKS_RED / CHECKS_CLEAR.
+pub fn apply_checks(state: &mut WatchState, checks: Checks) -> Vec<Event> {
+    let mut events = Vec::new();
+    let was_red = state.checks.state == CheckState::Red;
+    let red = checks.state == CheckState::Red;
+    if red && (!was_red || state.checks.failing != checks.failing) {
+        events.push(Event::new(
+            EventKind::ChecksRed,
+            checks.failing.clone(),
+            if checks.failing.is_empty() {
+                "checks failed".to_owned()
+            } else {
+                format!("failing: {}", checks.failing.join(", "))
+            },
+        ));
+    }
+    if was_red && !red {
+        events.push(Event::new(
+            EventKind::ChecksClear,
+            Vec::new(),
+            "checks are no longer red".to_owned(),
+        ));
+    }
+    state.checks = checks;
+    events
+}
+
+/// Re-evaluates quiescence. `full_read` says whether the threads were just read in full: the
+/// QUIESCENT event is only announced then. Returns the event, if it is one.
+pub fn settle(
+    state: &mut WatchState,
+    decisions: &Decisions,
+    settings: &WatchSettings,
+    now: i64,
+    full_read: bool,
+) -> Vec<Event> {
+    let q = quiescence(state, decisions, settings, now);
+    state.late_bots.clone_from(&q.late_bots);
+    if !q.holds() {
+        state.quiescent = false;
+        return Vec::new();
+    }
+    if state.quiescent || !full_read {
+        return Vec::new();
+    }
+    state.quiescent = true;
+    vec![Event::new(
+        EventKind::Quiescent,
+        vec![state.head_sha.clone()],
+        clean_report(state, decisions),
+    )]
+}
+
+/// Whether the PR is quiescent, and if not, why.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Quiescence {
+    /// What still blocks it, one line each (empty: quiescent).
+    pub waiting: Vec<String>,
+    /// Expected bots that never reviewed the head within the wait: named, not waited for.
+    pub late_bots: Vec<String>,
+}
+
+impl Quiescence {
+    /// Whether all four conditions hold.
+    pub fn holds(&self) -> bool {
+        self.waiting.is_empty()
+    }
+}
+
+/// Evaluates the four conditions of quiescence on a state and the decisions.
+pub fn quiescence(
+    state: &WatchState,
+    decisions: &Decisions,
+    settings: &WatchSettings,
+    now: i64,
+) -> Quiescence {
+    let mut q = Quiescence::default();
+    let since_push = crate::time::parse_rfc3339(&state.head_seen_at).map_or(0, |t| now - t);
+    for bot in &state.expected_bots {
+        if bot == COPILOT && !state.copilot_expected {
+            continue;
+        }
+        let done = state
+            .reviewed_head
+            .get(bot)
+            .is_some_and(|v| caught_up(v, &state.head_sha));
+        if done {
+            continue;
+        }
+        if since_push >= settings.late_after_secs {
+            q.late_bots.push(bot.clone());
+        } else {
+            q.waiting
+                .push(format!("{bot} has not reviewed {}", short(&state.head_sha)));
+        }
+    }
+    let undecided = state
+        .pending
+        .iter()
+        .filter(|f| f.kind == FindingKind::Bot)
+        .count();
+    if undecided > 0 {
+        q.waiting
+            .push(format!("{undecided} bot finding(s) not yet triaged"));
+    }
+    let owed = decisions.owed().count();
+    if owed > 0 {
+        q.waiting
+            .push(format!("{owed} decided finding(s) not yet replied to"));
+    }
+    let reposts = state
+        .reposted
+        .iter()
+        .filter(|r| {
+            r.count < REPOST_LIMIT
+                && !decisions.answered_reposts.contains_key(&r.thread_id)
+                && !decisions.is_escalated_thread(&r.thread_id)
+        })
+        .count();
+    if reposts > 0 {
+        q.waiting
+            .push(format!("{reposts} repost(s) not yet answered"));
+    }
+    let unaddressed = state
+        .out_of_diff
+        .iter()
+        .filter(|o| decisions.addressed_out_of_diff.get(&o.review_id) != Some(&true))
+        .count();
+    if unaddressed > 0 {
+        q.waiting.push(format!(
+            "{unaddressed} out-of-diff review(s) not yet addressed"
+        ));
+    }
+    match state.checks.state {
+        CheckState::Red => q.waiting.push(format!(
+            "checks are red: {}",
+            state.checks.failing.join(", ")
+        )),
+        CheckState::Pending => q.waiting.push("checks are still running".to_owned()),
+        CheckState::Green | CheckState::None => {}
+    }
+    q
+}
+
+/// The clean report announced with QUIESCENT.
+pub fn clean_report(state: &WatchState, decisions: &Decisions) -> String {
+    let number = state.pr.rsplit_once('#').map_or("?", |(_, n)| n);
+    let checks = match state.checks.state {
+        CheckState::None => "no checks reported",
+        _ => "checks green",
+    };
+    let rounds = decisions
+        .seen
+        .values()
+        .map(|s| s.decided_in_round)
+        .chain(decisions.escalated.iter().map(|e| e.escalated_in_round))
+        .max()
+        .unwrap_or(0);
+    let fixed = decisions
+        .seen
+        .values()
+        .filter(|s| s.verdict == Verdict::Valid)
+        .count();
+    let rejected = decisions.seen.len() - fixed;
+    let humans = state
+        .pending
+        .iter()
+        .filter(|f| f.kind == FindingKind::Human)
+        .count()
+        + state.human_comments.len();
+    let mut text = format!(
+        "PR #{number} is clean — all bots reviewed {}, 0 open bot threads, {checks}.\n\
+         {rounds} rounds · {fixed} fixed · {rejected} rejected.\n\
+         {humans} human comments and {} escalations remain open, awaiting you.",
+        short(&state.head_sha),
+        decisions.escalated.len()
+    );
+    if !state.late_bots.is_empty() {
+        text.push_str(&format!(
+            "\nNot waited for (no review of {} in time): {}.",
+            short(&state.head_sha),
+            state.late_bots.join(", ")
+        ));
+    }
+    text
+}

@@ -1,0 +1,351 @@
+//! The watcher's rules over several polls: events announced once, reposts counted, people
+//! surfaced, quiescence announced once per transition.
+
+use proptest::prelude::*;
+use review_core::decisions::{Decisions, Judged, Verdict};
+use review_core::time::parse_rfc3339;
+use review_core::watch::{
+    BotActivity, CheckState, Checks, EventKind, FindingKind, Observation, ThreadFinding,
+    WatchSettings, WatchState, observe, quiescence, settle,
+};
+
+const HEAD: &str = "aaaaaaa111111111111111111111111111111111";
+const HEAD2: &str = "bbbbbbb222222222222222222222222222222222";
+const PR: &str = "acme/widgets#7";
+
+fn t0() -> i64 {
+    parse_rfc3339("2026-11-30T10:00:00Z").unwrap()
+}
+
+fn finding(thread: &str, fp: &str, kind: FindingKind) -> ThreadFinding {
+    ThreadFinding {
+        fingerprint: fp.to_owned(),
+        thread_id: thread.to_owned(),
+        kind,
+        author: "coderabbit".to_owned(),
+        path: "src/lib.rs".to_owned(),
+        line: Some(3),
+        outdated: false,
+        body: "Handle the error".to_owned(),
+        all_comments_read: true,
+        url: String::new(),
+        human_comment_ids: if kind == FindingKind::Human {
+            vec![format!("{thread}-human")]
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+fn reviewed(bot: &str, head: &str) -> BotActivity {
+    BotActivity {
+        bot: bot.to_owned(),
+        marker: None,
+        commit: Some(head.to_owned()),
+        submitted_at: Some("2026-11-30T09:59:00Z".to_owned()),
+    }
+}
+
+fn obs(head: &str, threads: Vec<ThreadFinding>) -> Observation {
+    let mut o = Observation {
+        head_sha: head.to_owned(),
+        activity: vec![reviewed("coderabbit", head)],
+        checks: Checks {
+            state: CheckState::Green,
+            ..Checks::default()
+        },
+        ..Observation::default()
+    };
+    for t in &threads {
+        o.resolved.insert(t.thread_id.clone(), false);
+    }
+    o.threads = threads;
+    o
+}
+
+fn kinds(events: &[review_core::watch::Event]) -> Vec<EventKind> {
+    events.iter().map(|e| e.event).collect()
+}
+
+fn decide(d: &mut Decisions, fp: &str, thread: &str, verdict: Verdict, replied: bool) {
+    let answer = format!(
+        r#"{{"verdict":"{verdict}","reasoning":"checked it","evidence":["src/lib.rs:3"],"resolvedSha":"bbbbbbb"}}"#
+    );
+    let judged = review_core::decisions::judge(
+        &answer,
+        review_core::decisions::FindingFacts {
+            path: "src/lib.rs",
+            body: "Handle the error",
+            denied_paths: &[],
+        },
+    );
+    assert!(matches!(judged, Judged::Decided(_)), "{judged:?}");
+    d.record(fp, thread, judged, 1);
+    d.seen.get_mut(fp).unwrap().replied = Some(replied);
+}
+
+fn poll(
+    prev: Option<&WatchState>,
+    o: Observation,
+    d: &Decisions,
+    at: i64,
+) -> (WatchState, Vec<EventKind>) {
+    let (s, e) = observe(prev, o, d, &WatchSettings::default(), PR, at);
+    (s, kinds(&e))
+}
+
+#[test]
+fn findings_are_announced_once_and_leave_pending_when_decided() {
+    let mut d = Decisions::default();
+    let (s1, e1) = poll(
+        None,
+        obs(HEAD, vec![finding("T1", "fp1", FindingKind::Bot)]),
+        &d,
+        t0(),
+    );
+    assert_eq!(e1, vec![EventKind::NewFindings]);
+    assert_eq!(s1.pending.len(), 1);
+    let (s2, e2) = poll(
+        Some(&s1),
+        obs(HEAD, vec![finding("T1", "fp1", FindingKind::Bot)]),
+        &d,
+        t0() + 60,
+    );
+    assert!(e2.is_empty(), "nothing new: {e2:?}");
+    decide(&mut d, "fp1", "T1", Verdict::FalsePositive, false);
+    let (s3, e3) = poll(
+        Some(&s2),
+        obs(HEAD, vec![finding("T1", "fp1", FindingKind::Bot)]),
+        &d,
+        t0() + 120,
+    );
+    assert!(s3.pending.is_empty(), "decided: no longer pending");
+    assert!(e3.is_empty(), "owed a reply: not quiescent yet: {e3:?}");
+    let q = quiescence(&s3, &d, &WatchSettings::default(), t0() + 120);
+    assert!(
+        q.waiting.iter().any(|w| w.contains("not yet replied")),
+        "{q:?}"
+    );
+}
+
+#[test]
+fn a_push_is_announced_and_resets_who_caught_up() {
+    let d = Decisions::default();
+    let (s1, _) = poll(None, obs(HEAD, vec![]), &d, t0());
+    assert!(s1.reviewed_head.contains_key("coderabbit"));
+    let mut o = obs(HEAD2, vec![]);
+    o.activity = vec![reviewed("coderabbit", HEAD)];
+    let (s2, e2) = poll(Some(&s1), o, &d, t0() + 60);
+    assert_eq!(e2, vec![EventKind::Pushed]);
+    let q = quiescence(&s2, &d, &WatchSettings::default(), t0() + 60);
+    assert!(
+        q.waiting
+            .iter()
+            .any(|w| w.contains("coderabbit has not reviewed bbbbbbb")),
+        "{q:?}"
+    );
+    // Twenty minutes later it is named, no longer waited for.
+    let q = quiescence(&s2, &d, &WatchSettings::default(), t0() + 60 + 20 * 60);
+    assert!(q.holds(), "{q:?}");
+    assert_eq!(q.late_bots, vec!["coderabbit".to_owned()]);
+}
+
+#[test]
+fn reposts_count_one_two_then_reach_the_limit() {
+    let mut d = Decisions::default();
+    let (mut s, _) = poll(
+        None,
+        obs(HEAD, vec![finding("T1", "fp1", FindingKind::Bot)]),
+        &d,
+        t0(),
+    );
+    decide(&mut d, "fp1", "T1", Verdict::FalsePositive, true);
+    // Coexistence: the decided thread still open beside a new one with the same finding.
+    let mut o = obs(
+        HEAD,
+        vec![
+            finding("T1", "fp1", FindingKind::Bot),
+            finding("T2", "fp1", FindingKind::Bot),
+        ],
+    );
+    let (s2, e) = poll(Some(&s), o.clone(), &d, t0() + 60);
+    assert_eq!(e, vec![EventKind::Repost]);
+    assert_eq!(s2.reposted[0].count, 0);
+    assert!(s2.pending.is_empty(), "a repost is not pending");
+    s = s2;
+    // Genuine reposts: the earlier threads closed, a new one opened each time.
+    let mut counts = Vec::new();
+    for (i, thread) in ["T3", "T4", "T5"].into_iter().enumerate() {
+        o = obs(HEAD, vec![finding(thread, "fp1", FindingKind::Bot)]);
+        o.resolved.insert("T1".to_owned(), true);
+        let (next, e) = poll(Some(&s), o, &d, t0() + 120 + i as i64 * 60);
+        assert_eq!(e, vec![EventKind::Repost], "{thread}");
+        counts.push(next.reposted.last().unwrap().count);
+        s = next;
+    }
+    assert_eq!(counts, vec![1, 2, 3]);
+    assert_eq!(
+        s.reposted.last().unwrap().prior_verdict,
+        Verdict::FalsePositive
+    );
+    // Polling again announces nothing new.
+    let mut o = obs(HEAD, vec![finding("T5", "fp1", FindingKind::Bot)]);
+    o.resolved.insert("T1".to_owned(), true);
+    let (_, e) = poll(Some(&s), o, &d, t0() + 600);
+    assert!(e.is_empty(), "{e:?}");
+}
+
+#[test]
+fn a_person_replying_in_a_bot_thread_makes_it_human() {
+    let d = Decisions::default();
+    let (s1, _) = poll(
+        None,
+        obs(HEAD, vec![finding("T1", "fp1", FindingKind::Bot)]),
+        &d,
+        t0(),
+    );
+    let (s2, e) = poll(
+        Some(&s1),
+        obs(HEAD, vec![finding("T1", "fp1", FindingKind::Human)]),
+        &d,
+        t0() + 60,
+    );
+    // The only bot finding turned human: nothing is left for the loop, so it is also quiescent.
+    assert_eq!(e, vec![EventKind::HumanComment, EventKind::Quiescent]);
+    assert_eq!(s2.pending[0].kind, FindingKind::Human);
+    // A human thread never blocks quiescence and is never "to triage".
+    let q = quiescence(&s2, &d, &WatchSettings::default(), t0() + 60);
+    assert!(q.holds(), "{q:?}");
+}
+
+#[test]
+fn checks_red_then_green_and_quiescence_once_per_transition() {
+    let d = Decisions::default();
+    let (s1, e1) = poll(None, obs(HEAD, vec![]), &d, t0());
+    assert_eq!(e1, vec![EventKind::Quiescent], "clean from the start");
+    let mut red = obs(HEAD, vec![]);
+    red.checks = Checks {
+        state: CheckState::Red,
+        failing: vec!["test (ubuntu)".to_owned()],
+        pending: Vec::new(),
+    };
+    let (s2, e2) = observe(
+        Some(&s1),
+        red.clone(),
+        &d,
+        &WatchSettings::default(),
+        PR,
+        t0() + 60,
+    );
+    assert_eq!(kinds(&e2), vec![EventKind::ChecksRed]);
+    assert_eq!(e2[0].items, vec!["test (ubuntu)".to_owned()]);
+    assert!(!s2.quiescent);
+    let (s3, e3) = poll(Some(&s2), red, &d, t0() + 120);
+    assert!(e3.is_empty(), "still red, same failures: {e3:?}");
+    let (s4, e4) = poll(Some(&s3), obs(HEAD, vec![]), &d, t0() + 180);
+    assert_eq!(e4, vec![EventKind::ChecksClear, EventKind::Quiescent]);
+    let (mut s5, e5) = poll(Some(&s4), obs(HEAD, vec![]), &d, t0() + 240);
+    assert!(e5.is_empty(), "announced once: {e5:?}");
+    // A cheap poll (no full read) never announces quiescence.
+    s5.quiescent = false;
+    assert!(settle(&mut s5, &d, &WatchSettings::default(), t0() + 300, false).is_empty());
+}
+
+#[test]
+fn the_clean_report_counts_rounds_fixes_and_what_remains() {
+    let mut d = Decisions::default();
+    decide(&mut d, "fp1", "T1", Verdict::Valid, true);
+    decide(&mut d, "fp2", "T2", Verdict::FalsePositive, true);
+    d.record(
+        "fp3",
+        "T3",
+        Judged::Escalate {
+            reason: "security".into(),
+        },
+        1,
+    );
+    let o = obs(HEAD, vec![finding("T9", "fp9", FindingKind::Human)]);
+    let (_, events) = observe(None, o, &d, &WatchSettings::default(), PR, t0());
+    let q = events
+        .iter()
+        .find(|e| e.event == EventKind::Quiescent)
+        .expect("quiescent");
+    assert_eq!(
+        q.detail,
+        "PR #7 is clean — all bots reviewed aaaaaaa, 0 open bot threads, checks green.\n\
+         1 rounds · 1 fixed · 1 rejected.\n\
+         1 human comments and 1 escalations remain open, awaiting you."
+    );
+}
+
+#[test]
+fn copilot_quota_stops_the_wait_for_copilot() {
+    let d = Decisions::default();
+    let mut o = obs(HEAD, vec![]);
+    o.activity.push(BotActivity {
+        bot: "copilot".to_owned(),
+        marker: None,
+        commit: Some("0000000aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa".to_owned()),
+        submitted_at: Some("2026-11-30T09:00:00Z".to_owned()),
+    });
+    let (s, e) = poll(None, o.clone(), &d, t0());
+    assert!(!e.contains(&EventKind::Quiescent), "waits for copilot");
+    assert!(!s.quiescent);
+    o.copilot_quota = true;
+    let (s2, e2) = poll(Some(&s), o, &d, t0() + 60);
+    assert_eq!(e2, vec![EventKind::CopilotQuota, EventKind::Quiescent]);
+    assert!(!s2.copilot_expected);
+}
+
+proptest! {
+    /// Whatever the sequence of polls, a thread is announced as a new finding at most once and
+    /// QUIESCENT never twice in a row without a break in between.
+    #[test]
+    fn announcements_are_never_repeated(
+        polls in proptest::collection::vec(
+            (proptest::collection::vec((0u8..6, any::<bool>()), 0..5), any::<bool>(), any::<bool>()),
+            1..12,
+        )
+    ) {
+        let d = Decisions::default();
+        let mut state: Option<WatchState> = None;
+        let mut announced = std::collections::BTreeSet::new();
+        let mut quiescent = false;
+        for (i, (threads, red, pushed)) in polls.into_iter().enumerate() {
+            let head = if pushed { HEAD2 } else { HEAD };
+            let mut seen_ids = std::collections::BTreeSet::new();
+            let findings = threads
+                .into_iter()
+                .filter(|(n, _)| seen_ids.insert(*n))
+                .map(|(n, human)| finding(
+                    &format!("T{n}"),
+                    &format!("fp{n}"),
+                    if human { FindingKind::Human } else { FindingKind::Bot },
+                ))
+                .collect();
+            let mut o = obs(head, findings);
+            if red {
+                o.checks.state = CheckState::Red;
+            }
+            let (next, events) =
+                observe(state.as_ref(), o, &d, &WatchSettings::default(), PR, t0() + i as i64 * 60);
+            for e in &events {
+                match e.event {
+                    EventKind::NewFindings => {
+                        for id in &e.items {
+                            prop_assert!(announced.insert(id.clone()), "{id} announced twice");
+                        }
+                    }
+                    EventKind::Quiescent => {
+                        prop_assert!(!quiescent, "QUIESCENT twice without a break");
+                    }
+                    _ => {}
+                }
+            }
+            quiescent = next.quiescent;
+            let q = quiescence(&next, &d, &WatchSettings::default(), t0() + i as i64 * 60);
+            prop_assert_eq!(next.quiescent, q.holds());
+            state = Some(next);
+        }
+    }
+}
