@@ -4,7 +4,7 @@
 //! notices).
 
 use review_core::gate::AutomationSettings;
-use review_core::model::{Author, ChecksState, PullRequest, ReviewState};
+use review_core::model::{Author, PullRequest, ReviewState};
 use review_core::post;
 use review_core::watch::{
     BotActivity, CheckState, Checks, FindingKind, HumanComment, Observation, OutOfDiff,
@@ -22,7 +22,10 @@ pub fn observe(pr: &PullRequest, automation: &AutomationSettings) -> Observation
     let ours = |body: &str| post::find_key(body).is_some();
     let mut obs = Observation {
         head_sha: pr.head_sha.0.clone(),
-        checks: checks_of(pr.checks),
+        checks: Checks {
+            state: CheckState::of(pr.checks),
+            ..Checks::default()
+        },
         ..Observation::default()
     };
 
@@ -179,19 +182,6 @@ fn is_quota_notice(body: &str) -> bool {
     ["quota", "usage limit", "premium request", "rate limit"]
         .iter()
         .any(|w| contains_ci(body, w))
-}
-
-fn checks_of(checks: Option<ChecksState>) -> Checks {
-    let state = match checks {
-        None => CheckState::None,
-        Some(ChecksState::Success) => CheckState::Green,
-        Some(ChecksState::Pending | ChecksState::Expected) => CheckState::Pending,
-        Some(ChecksState::Failure | ChecksState::Error) => CheckState::Red,
-    };
-    Checks {
-        state,
-        ..Checks::default()
-    }
 }
 
 /// The key a bot is known by: a named tool's family, else its login.

@@ -21,6 +21,9 @@ enum Command {
     Resolve(commands::resolve::ResolveArgs),
     Reply(commands::reply::ReplyArgs),
     Respond(commands::respond::RespondArgs),
+    Watch(commands::watch::WatchArgs),
+    Decide(commands::decide::DecideArgs),
+    Fence(commands::fence::FenceArgs),
     Snapshot(commands::snapshot::SnapshotArgs),
 }
 
@@ -44,6 +47,9 @@ pub fn run() -> Result<(), CliError> {
             Command::Resolve(args) => commands::resolve::run(args).await,
             Command::Reply(args) => commands::reply::run(args).await,
             Command::Respond(args) => commands::respond::run(args).await,
+            Command::Watch(args) => commands::watch::run(args).await,
+            Command::Decide(args) => commands::decide::run(args).await,
+            Command::Fence(args) => commands::fence::run(args).await,
             Command::Snapshot(args) => commands::snapshot::run(args).await,
         }
     })

@@ -36,6 +36,10 @@ pub struct Connection {
     pub repo: RepoId,
     /// The pull request number.
     pub number: u64,
+    /// The REST API base, for the cheap "changed?" questions of `review watch`.
+    pub rest: String,
+    /// The token, for REST requests.
+    pub token: review_github::token::Token,
 }
 
 fn usage(message: String, hint: &str) -> CliError {
@@ -89,12 +93,14 @@ pub async fn connect(
     connect_with(pr_arg, repo_flag, cwd, &ProcessEnv).await
 }
 
-async fn connect_with(
+/// The pull request named by `pr_arg`, and the host and repository it is on, without asking
+/// GitHub anything.
+fn target(
     pr_arg: Option<&str>,
     repo_flag: Option<&str>,
     cwd: &Path,
     env: &dyn Env,
-) -> Result<Connection, CliError> {
+) -> Result<(PrRef, Option<String>, RepoId), CliError> {
     let pr = PrRef::from_arg(pr_arg).map_err(|e| {
         usage(
             e.to_string(),
@@ -138,7 +144,31 @@ async fn connect_with(
             }
         },
     };
+    Ok((pr, host, repo))
+}
 
+/// The repository and number of the pull request named by `pr_arg`, when it is named (a number
+/// or a URL): no token and no request needed. `None` when it must be found from the branch.
+pub fn named_pull_request(
+    pr_arg: Option<&str>,
+    repo_flag: Option<&str>,
+    cwd: &Path,
+) -> Result<Option<(RepoId, u64)>, CliError> {
+    let (pr, _, repo) = target(pr_arg, repo_flag, cwd, &ProcessEnv)?;
+    Ok(match pr {
+        PrRef::Number(n) => Some((repo, n)),
+        PrRef::Url(url) => Some((repo, url.number)),
+        PrRef::CurrentBranch => None,
+    })
+}
+
+async fn connect_with(
+    pr_arg: Option<&str>,
+    repo_flag: Option<&str>,
+    cwd: &Path,
+    env: &dyn Env,
+) -> Result<Connection, CliError> {
+    let (pr, host, repo) = target(pr_arg, repo_flag, cwd, env)?;
     let endpoints = Endpoints::resolve(host.as_deref(), env).map_err(|e| {
         usage(
             e.to_string(),
@@ -170,6 +200,8 @@ async fn connect_with(
         client,
         repo,
         number,
+        rest: endpoints.rest,
+        token: found.token,
     })
 }
 

@@ -7,6 +7,7 @@ mod error;
 mod fixer;
 mod git;
 mod github;
+mod loop_files;
 mod output;
 mod prereview;
 mod render;

@@ -8,18 +8,66 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use review_core::model::PullRequest;
+use review_core::model::{PullRequest, RepoId};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::git::{GitError, GitVcs};
 
-/// The path of the `kind` state file of `pr` (`journal`, `ledger`, `pre-review`).
+/// The path of the `kind` state file of `pr` (`journal`, `ledger`, `pre-review`, `watch`,
+/// `decisions`).
 pub fn pr_file(vcs: &GitVcs, kind: &str, pr: &PullRequest) -> Result<PathBuf, GitError> {
-    Ok(vcs.common_dir()?.join("review").join(format!(
-        "{kind}-{}-{}-{}.json",
-        pr.repo.owner, pr.repo.name, pr.number
-    )))
+    pr_file_for(vcs, kind, &pr.repo, pr.number)
+}
+
+/// [`pr_file`] for a pull request known by repository and number only.
+pub fn pr_file_for(
+    vcs: &GitVcs,
+    kind: &str,
+    repo: &RepoId,
+    number: u64,
+) -> Result<PathBuf, GitError> {
+    Ok(vcs
+        .common_dir()?
+        .join("review")
+        .join(format!("{kind}-{}-{}-{number}.json", repo.owner, repo.name)))
+}
+
+/// Holds an exclusive lock on `path` (through `path.lock` beside it) while `f` runs, so
+/// read-modify-write cycles of several processes on one file never lose an update. Blocks
+/// until the lock is free; the lock goes with the process if it dies.
+pub fn locked<T, E: From<io::Error>>(
+    path: &Path,
+    f: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(PathBuf::from(name))?;
+    lock.lock()?;
+    let result = f();
+    drop(lock);
+    result
+}
+
+/// Loads, changes and saves a state file under its lock ([`locked`]). A file that does not
+/// parse is left as it is and reported.
+pub fn update<T, R>(path: &Path, change: impl FnOnce(&mut T) -> R) -> Result<R, LoadError>
+where
+    T: Serialize + DeserializeOwned + Default,
+{
+    locked(path, || {
+        let mut value: T = load(path)?;
+        let out = change(&mut value);
+        save(path, &value)?;
+        Ok(out)
+    })
 }
 
 /// Why a state file could not be read.
@@ -71,7 +119,10 @@ pub fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    // Unique per process and call: two threads of one process may write the same file.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
     std::fs::write(&tmp, text)?;
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
@@ -102,5 +153,33 @@ mod tests {
         );
         let leftovers = std::fs::read_dir(path.parent().unwrap()).unwrap().count();
         assert_eq!(leftovers, 1, "no temporary file left behind");
+    }
+
+    #[test]
+    fn concurrent_updates_lose_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("review/decisions.json");
+        std::thread::scope(|s| {
+            for t in 0..8 {
+                let path = &path;
+                s.spawn(move || {
+                    for i in 0..25 {
+                        update(path, |v: &mut Vec<String>| v.push(format!("{t}-{i}"))).unwrap();
+                    }
+                });
+            }
+        });
+        let all: Vec<String> = load(&path).unwrap();
+        assert_eq!(all.len(), 200, "every update kept");
+    }
+
+    #[test]
+    fn a_corrupt_file_is_not_updated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.json");
+        std::fs::write(&path, "{\"seen\": [trunc").unwrap();
+        let err = update(&path, |v: &mut Vec<String>| v.push("x".into())).unwrap_err();
+        assert!(matches!(err, LoadError::Corrupt(_)));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"seen\": [trunc");
     }
 }

@@ -93,6 +93,9 @@ pub struct Seen {
     pub resolved_sha: Option<String>,
     /// The round it was decided in.
     pub decided_in_round: u32,
+    /// The file the finding is on (empty when unknown).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub path: String,
     /// `Some(true)` once the reply is posted. Absent in files written before the field existed:
     /// absent is not `true`, and a resumed run checks the thread (see [`Decisions::unreconciled`]).
     #[serde(default)]
@@ -188,6 +191,7 @@ impl Decisions {
                         fix_sketch: answer.fix_sketch,
                         resolved_sha: answer.resolved_sha,
                         decided_in_round: round,
+                        path: String::new(),
                         replied: Some(replied.unwrap_or(false)),
                     },
                 );
@@ -428,6 +432,105 @@ pub fn repost_reply(prior: &Seen, prior_url: Option<&str>) -> String {
     format!("This finding was raised before and decided in {at}: {decided}")
 }
 
+/// The longest line of a round commit's message.
+pub const COMMIT_LINE_LIMIT: usize = 100;
+
+impl Decisions {
+    /// The fixes of `round` not yet committed: VALID verdicts, and CONFLICTS_WITH_RULE ones
+    /// whose fix sketch proposes a rule-compliant alternative, without a `resolvedSha`.
+    pub fn uncommitted_fixes(&self, round: u32) -> Vec<(&String, &Seen)> {
+        self.seen
+            .iter()
+            .filter(|(_, s)| s.decided_in_round == round && s.resolved_sha.is_none())
+            .filter(|(_, s)| {
+                s.verdict == Verdict::Valid
+                    || (s.verdict == Verdict::ConflictsWithRule
+                        && s.fix_sketch
+                            .as_deref()
+                            .is_some_and(|f| !f.trim().is_empty()))
+            })
+            .collect()
+    }
+}
+
+/// The message of a round's commit: a Conventional Commits subject, one body line per fix
+/// (wrapped at [`COMMIT_LINE_LIMIT`] characters), and a `Review-Thread:` trailer per thread.
+///
+/// ```
+/// use review_core::decisions::{round_commit_message, COMMIT_LINE_LIMIT};
+///
+/// let msg = round_commit_message(2, &[("src/cache.rs", "evict the oldest entry", "PRRT_1")]);
+/// assert!(msg.starts_with("fix: address review findings (round 2)\n\n- src/cache.rs: evict"));
+/// assert!(msg.ends_with("Review-Thread: PRRT_1"));
+/// assert!(msg.lines().all(|l| l.chars().count() <= COMMIT_LINE_LIMIT));
+/// ```
+pub fn round_commit_message(round: u32, fixes: &[(&str, &str, &str)]) -> String {
+    let mut body = Vec::new();
+    for (path, what, _) in fixes {
+        let what = what.split_whitespace().collect::<Vec<_>>().join(" ");
+        let what = what.trim_end_matches('.');
+        let line = if path.is_empty() {
+            format!("- {what}")
+        } else {
+            format!("- {path}: {what}")
+        };
+        body.extend(wrap(&line, COMMIT_LINE_LIMIT, "  "));
+    }
+    let trailers: Vec<String> = fixes
+        .iter()
+        .map(|(_, _, thread)| format!("Review-Thread: {thread}"))
+        .collect();
+    format!(
+        "fix: address review findings (round {round})\n\n{}\n\n{}",
+        body.join("\n"),
+        trailers.join("\n")
+    )
+}
+
+/// Wraps `line` at word boundaries to `limit` characters; continuation lines start with
+/// `indent`. A word longer than the limit is cut.
+fn wrap(line: &str, limit: usize, indent: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for word in line.split(' ').filter(|w| !w.is_empty()) {
+        let mut word: String = word.to_owned();
+        loop {
+            let prefix = if current.is_empty() && !out.is_empty() {
+                indent
+            } else {
+                ""
+            };
+            let sep = usize::from(!current.is_empty());
+            let room = limit.saturating_sub(current.chars().count() + sep + prefix.chars().count());
+            if word.chars().count() <= room {
+                if current.is_empty() {
+                    current.push_str(prefix);
+                } else {
+                    current.push(' ');
+                }
+                current.push_str(&word);
+                break;
+            }
+            if current.trim().is_empty() {
+                // A word longer than a whole line: cut it.
+                let head: String = word.chars().take(room.max(1)).collect();
+                let rest: String = word.chars().skip(room.max(1)).collect();
+                out.push(format!("{prefix}{head}"));
+                word = rest;
+                if word.is_empty() {
+                    break;
+                }
+                continue;
+            }
+            out.push(std::mem::take(&mut current));
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -539,6 +642,7 @@ mod tests {
             fix_sketch: None,
             resolved_sha: None,
             decided_in_round: 1,
+            path: String::new(),
             replied: Some(false),
         };
         assert_eq!(reply_text(&seen), None);
@@ -571,6 +675,29 @@ mod tests {
                 .unwrap()
                 .starts_with("Already addressed in 3f2a9c1 — ")
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn commit_lines_never_exceed_the_limit(
+            items in proptest::collection::vec(("[a-z/._]{0,40}", "[ -~]{0,400}", "[A-Za-z0-9_]{1,30}"), 1..6),
+            round in 1u32..50,
+        ) {
+            let fixes: Vec<(&str, &str, &str)> =
+                items.iter().map(|(p, w, t)| (p.as_str(), w.as_str(), t.as_str())).collect();
+            let msg = round_commit_message(round, &fixes);
+            for line in msg.lines() {
+                proptest::prop_assert!(line.chars().count() <= COMMIT_LINE_LIMIT, "{line:?}");
+            }
+            let words = |s: &str| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>().concat();
+            for (p, w, t) in &fixes {
+                let trailer = format!("Review-Thread: {t}");
+                proptest::prop_assert!(msg.contains(&trailer));
+                let _ = p;
+                let wanted = words(w.trim_end_matches('.'));
+                proptest::prop_assert!(words(&msg).contains(&wanted) || wanted.is_empty());
+            }
+        }
     }
 
     #[test]

@@ -15,8 +15,8 @@
 //!   [`REPOST_LIMIT`] the loop stops answering and escalates.
 //! - Quiescence ([`quiescence`]) holds when every expected bot reviewed the head (a bot silent
 //!   for [`WatchSettings::late_after_secs`] after a push is named, not waited for; Copilot is not
-//!   expected once it said its quota is spent), every decided bot finding and repost is
-//!   answered, every out-of-diff review is addressed, and checks are neither red nor pending.
+//!   expected once it said its quota is spent), every decided bot finding is answered, every
+//!   repost answered (or escalated, at the limit), every out-of-diff review is addressed, and checks are neither red nor pending.
 //!   [`EventKind::Quiescent`] is announced once per transition.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -185,6 +185,19 @@ pub enum CheckState {
     Green,
     /// At least one failed.
     Red,
+}
+
+impl CheckState {
+    /// The state of GitHub's roll-up of a commit's checks (`None`: no checks reported).
+    pub fn of(rollup: Option<crate::model::ChecksState>) -> Self {
+        use crate::model::ChecksState as Rollup;
+        match rollup {
+            None => Self::None,
+            Some(Rollup::Success) => Self::Green,
+            Some(Rollup::Pending | Rollup::Expected) => Self::Pending,
+            Some(Rollup::Failure | Rollup::Error) => Self::Red,
+        }
+    }
 }
 
 /// The PR head's checks.
@@ -722,7 +735,7 @@ pub fn apply_checks(state: &mut WatchState, checks: Checks) -> Vec<Event> {
     events
 }
 
-/// Re-evaluates quiescence. `full_read` says whether the threads were just read in full: the
+/// Drops newly decided findings from `pending` and re-evaluates quiescence. `full_read` says whether the threads were just read in full: the
 /// QUIESCENT event is only announced then. Returns the event, if it is one.
 pub fn settle(
     state: &mut WatchState,
@@ -731,6 +744,10 @@ pub fn settle(
     now: i64,
     full_read: bool,
 ) -> Vec<Event> {
+    // Decisions recorded since the last read take their findings out of `pending`.
+    state
+        .pending
+        .retain(|f| f.kind == FindingKind::Human || !decisions.knows(&f.fingerprint));
     let q = quiescence(state, decisions, settings, now);
     state.late_bots.clone_from(&q.late_bots);
     if !q.holds() {
@@ -809,14 +826,14 @@ pub fn quiescence(
         .reposted
         .iter()
         .filter(|r| {
-            r.count < REPOST_LIMIT
-                && !decisions.answered_reposts.contains_key(&r.thread_id)
+            !decisions.answered_reposts.contains_key(&r.thread_id)
                 && !decisions.is_escalated_thread(&r.thread_id)
         })
         .count();
     if reposts > 0 {
-        q.waiting
-            .push(format!("{reposts} repost(s) not yet answered"));
+        q.waiting.push(format!(
+            "{reposts} repost(s) neither answered nor escalated"
+        ));
     }
     let unaddressed = state
         .out_of_diff

@@ -221,6 +221,12 @@ impl Client {
             .map_or("/", http::uri::PathAndQuery::as_str)
             .parse()
             .map_err(|e| ClientError::Build(format!("`{graphql_url}`: {e}")))?;
+        // octocrab's builder panics on a token no HTTP header can carry (a newline in it, say).
+        if http::HeaderValue::from_str(&format!("Bearer {}", token.expose())).is_err() {
+            return Err(ClientError::Build(
+                "the token contains characters an HTTP header cannot carry".to_owned(),
+            ));
+        }
         let crab = octocrab::Octocrab::builder()
             .base_uri(base.as_str())
             .map_err(|e| ClientError::Build(format!("`{base}`: {e}")))?
@@ -479,5 +485,26 @@ impl Client {
             why: "GitHub's rate limit is exhausted".to_owned(),
             wait: reset_in,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_token_no_header_can_carry_is_an_error_not_a_panic() {
+        let token = Token::new("ghp_abc\nX-Injected: 1");
+        let err = Client::new(
+            "https://api.github.com/graphql",
+            &token,
+            RetryPolicy::default(),
+        )
+        .unwrap_err();
+        assert!(matches!(err, ClientError::Build(_)), "{err:?}");
+        assert!(
+            !err.to_string().contains("ghp_abc"),
+            "the token is not echoed"
+        );
     }
 }

@@ -14,6 +14,8 @@
 //!   `gh auth token`), kept in a [`token::Token`] that never prints its secret.
 //! - [`pr_ref`]: a pull request given as `482`, `#482`, a URL, or nothing.
 //! - [`remote`]: the repository and host of a git remote URL, `--repo` or `GH_REPO`.
+//! - [`probe`]: a REST "has anything changed?" probe of a pull request, with `ETag`s, so that an
+//!   idle poll costs no GraphQL points and no rate limit.
 //!
 //! ```
 //! use review_github::env::MapEnv;
@@ -45,6 +47,7 @@ pub mod env;
 pub mod host;
 pub mod locate;
 pub mod pr_ref;
+pub mod probe;
 pub mod queries;
 pub mod reader;
 pub mod remote;

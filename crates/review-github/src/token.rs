@@ -194,13 +194,13 @@ pub fn resolve_token(
             });
         }
     }
-    if let Some(helper) = helper {
-        if let Some(token) = helper.token(&host) {
-            return Ok(ResolvedToken {
-                token,
-                source: TokenSource::Helper(helper.describe(&host)),
-            });
-        }
+    if let Some(helper) = helper
+        && let Some(token) = helper.token(&host)
+    {
+        return Ok(ResolvedToken {
+            token,
+            source: TokenSource::Helper(helper.describe(&host)),
+        });
     }
     Err(TokenError::NotFound {
         vars: vars.to_vec(),

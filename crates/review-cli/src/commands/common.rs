@@ -80,6 +80,22 @@ pub fn cwd() -> Result<PathBuf, CliError> {
     })
 }
 
+/// The repository and number of the pull request named (a number or URL: no request), or of
+/// the current branch's open pull request (found on GitHub).
+pub async fn pr_number(
+    pr: Option<&str>,
+    repo: Option<&str>,
+) -> Result<(review_core::model::RepoId, u64), CliError> {
+    let cwd = cwd()?;
+    match github::named_pull_request(pr, repo, &cwd)? {
+        Some(found) => Ok(found),
+        None => {
+            let conn = github::connect(None, repo, &cwd).await?;
+            Ok((conn.repo, conn.number))
+        }
+    }
+}
+
 /// Connects and reads the pull request whole, narrating under `tag` (`[threads]`, ...).
 pub async fn load(
     pr: Option<&str>,

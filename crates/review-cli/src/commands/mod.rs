@@ -1,9 +1,12 @@
 //! One module per subcommand, each with its arguments and a `run` function.
 
 pub mod common;
+pub mod decide;
+pub mod fence;
 pub mod reply;
 pub mod resolve;
 pub mod respond;
 pub mod snapshot;
 pub mod threads;
 pub mod triage;
+pub mod watch;

@@ -10,18 +10,26 @@ use review_core::post;
 use review_github::adapter::{GitHubHost, WriteSettings};
 use serde::{Deserialize, Serialize};
 
+use review_core::decisions::{self, Escalation};
+use review_core::watch::REPOST_LIMIT;
+
 use crate::commands::common::{self, AutomationArgs, PrArgs};
 use crate::error::CliError;
 use crate::git::GitVcs;
+use crate::loop_files::LoopFiles;
 use crate::output;
 
 /// Post replies from a file to bot threads, and resolve them; each reply is posted once, ever
 ///
-/// The file is a JSON array of `{"threadId": "PRRT_...", "replyBody": "...", "resolve": true}`.
-/// Threads a person took part in, or that could not be read whole, get neither reply nor
+/// The file is a JSON array of `{"threadId": "PRRT_...", "replyBody": "...", "resolve": true}`;
+/// an entry `{"reviewId": "PRR_...", "replyBody": "..."}` answers a review's out-of-diff
+/// findings with one PR comment instead. Threads a person took part in, threads escalated in
+/// the loop's decisions, and threads that could not be read whole get neither reply nor
 /// resolve. A reply that cites a commit waits until that commit is on the PR's head on GitHub.
-/// Re-running the same file is safe.
+/// Re-running the same file is safe. With --from-decisions the replies are written from the
+/// loop's decisions file and the watcher's reposts instead.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["replies", "from_decisions"])))]
 pub struct RespondArgs {
     /// The pull request: a number, a URL, or nothing for the open PR of the current branch
     #[arg(value_name = "PR")]
@@ -29,7 +37,12 @@ pub struct RespondArgs {
 
     /// The replies file
     #[arg(long, value_name = "FILE")]
-    replies: PathBuf,
+    replies: Option<PathBuf>,
+
+    /// Reply to every decided finding still owed a reply, and to reposts, from the decisions
+    /// file (a repost seen 3 times is escalated instead)
+    #[arg(long)]
+    from_decisions: bool,
 
     #[command(flatten)]
     target: PrArgs,
@@ -38,12 +51,17 @@ pub struct RespondArgs {
     automation: AutomationArgs,
 }
 
-/// One entry of the replies file.
+/// One entry of the replies file: a thread reply, or (with `reviewId`) a PR comment answering a
+/// review's out-of-diff findings.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct Reply {
+    #[serde(default)]
     thread_id: String,
+    #[serde(default)]
+    review_id: Option<String>,
     reply_body: String,
+    #[serde(default)]
     resolve: bool,
 }
 
@@ -75,15 +93,27 @@ fn read_replies(path: &Path) -> Result<Vec<Reply>, CliError> {
                 .to_owned(),
         ),
     })?;
-    if let Some(bad) = replies
-        .iter()
-        .find(|r| r.reply_body.trim().is_empty() || r.thread_id.trim().is_empty())
-    {
+    fn review(r: &Reply) -> Option<&str> {
+        r.review_id
+            .as_deref()
+            .map(str::trim)
+            .filter(|id| !id.is_empty())
+    }
+    if let Some(bad) = replies.iter().find(|r| {
+        r.reply_body.trim().is_empty()
+            || (r.thread_id.trim().is_empty() == review(r).is_none())
+            || (review(r).is_some() && r.resolve)
+    }) {
         return Err(CliError::Usage {
             message: format!(
-                "an entry of {} has an empty threadId or replyBody ({:?})",
+                "an entry of {} needs a replyBody and exactly one of threadId and reviewId \
+                 (a review's comment cannot be resolved) ({:?})",
                 path.display(),
-                bad.thread_id
+                if bad.thread_id.is_empty() {
+                    bad.review_id.clone().unwrap_or_default()
+                } else {
+                    bad.thread_id.clone()
+                }
             ),
             hint: Some("nothing was posted".to_owned()),
         });
@@ -149,13 +179,160 @@ fn save_ledger(path: Option<&Path>, ledger: &Ledger) -> Result<(), CliError> {
     })
 }
 
+/// The loop's files, when the current directory is in a clone: the decisions respond keeps up
+/// to date, and the watcher's reposts.
+fn loop_files(vcs: Option<&GitVcs>, pr: &PullRequest) -> Option<LoopFiles> {
+    LoopFiles::new(vcs?, &pr.repo, pr.number).ok()
+}
+
+/// Marks decided findings whose reply state is unknown (files written before `replied`
+/// existed): resolved on GitHub means replied; open means still owed.
+fn reconcile(files: &LoopFiles, pr: &PullRequest) -> Result<(), CliError> {
+    if files.load_decisions()?.unreconciled().next().is_none() {
+        return Ok(());
+    }
+    files.update_decisions(|d| {
+        for seen in d.seen.values_mut().filter(|s| s.replied.is_none()) {
+            let resolved = pr
+                .thread(&ThreadId(seen.thread_id.clone()))
+                .is_some_and(|t| t.is_resolved);
+            seen.replied = Some(resolved);
+        }
+    })
+}
+
+/// The replies owed according to the decisions and the watcher's reposts. Reposts seen
+/// [`REPOST_LIMIT`] times are escalated instead.
+fn replies_from_decisions(files: &LoopFiles, pr: &PullRequest) -> Result<Vec<Reply>, CliError> {
+    let decisions = files.load_decisions()?;
+    let watch = files.load_watch()?.unwrap_or_default();
+    let mut replies = Vec::new();
+    for seen in decisions.owed().map(|(_, s)| s) {
+        let Some(thread) = pr.thread(&ThreadId(seen.thread_id.clone())) else {
+            continue;
+        };
+        if thread.is_resolved {
+            continue;
+        }
+        match decisions::reply_text(seen) {
+            Some(text) => replies.push(Reply {
+                thread_id: seen.thread_id.clone(),
+                review_id: None,
+                reply_body: text,
+                resolve: thread.all_comments_read,
+            }),
+            None => output::narrate(&format!(
+                "[respond] {}: a VALID verdict replies once its fix commit is recorded (resolvedSha)",
+                seen.thread_id
+            )),
+        }
+    }
+    let mut escalate = Vec::new();
+    for repost in &watch.reposted {
+        let open = pr
+            .thread(&ThreadId(repost.thread_id.clone()))
+            .is_some_and(|t| !t.is_resolved);
+        if !open
+            || decisions.answered_reposts.contains_key(&repost.thread_id)
+            || decisions.is_escalated_thread(&repost.thread_id)
+        {
+            continue;
+        }
+        if repost.count >= REPOST_LIMIT {
+            escalate.push(repost.clone());
+            continue;
+        }
+        let Some(prior) = decisions.seen.get(&repost.fingerprint) else {
+            continue;
+        };
+        let prior_url = pr
+            .thread(&ThreadId(prior.thread_id.clone()))
+            .and_then(|t| t.first_comment())
+            .map(|c| c.url.as_str())
+            .filter(|u| !u.is_empty());
+        replies.push(Reply {
+            thread_id: repost.thread_id.clone(),
+            review_id: None,
+            reply_body: decisions::repost_reply(prior, prior_url),
+            resolve: repost.all_comments_read,
+        });
+    }
+    if !escalate.is_empty() {
+        files.update_decisions(|d| {
+            for r in &escalate {
+                if !d.is_escalated_thread(&r.thread_id) {
+                    let round = d.current_round();
+                    d.escalated.push(Escalation {
+                        fingerprint: r.fingerprint.clone(),
+                        thread_id: r.thread_id.clone(),
+                        reason: format!("posted again {} times after a decision", r.count),
+                        escalated_in_round: round,
+                    });
+                }
+            }
+        })?;
+        for r in &escalate {
+            output::narrate(&format!(
+                "[respond] {}: reposted {} times; escalated for a person instead of answered",
+                r.thread_id, r.count
+            ));
+        }
+    }
+    Ok(replies)
+}
+
+/// Records in the decisions that `thread` got its reply (decided findings and reposts).
+fn mark_replied(files: Option<&LoopFiles>, thread: &str) -> Result<(), CliError> {
+    let Some(files) = files else {
+        return Ok(());
+    };
+    let decisions = files.load_decisions()?;
+    let watch = files.load_watch()?.unwrap_or_default();
+    let decided = decisions
+        .seen
+        .values()
+        .any(|s| s.thread_id == thread && s.replied != Some(true));
+    let repost = watch.reposted.iter().any(|r| r.thread_id == thread)
+        && !decisions.answered_reposts.contains_key(thread);
+    if !decided && !repost {
+        return Ok(());
+    }
+    files.update_decisions(|d| {
+        for seen in d.seen.values_mut().filter(|s| s.thread_id == thread) {
+            seen.replied = Some(true);
+        }
+        if repost {
+            d.answered_reposts.insert(thread.to_owned(), true);
+        }
+    })
+}
+
 /// Runs `review respond`.
 pub async fn run(args: RespondArgs) -> Result<(), CliError> {
     let automation = args.automation.settings()?;
-    let replies = read_replies(&args.replies)?;
+    let file_replies = args.replies.as_deref().map(read_replies).transpose()?;
     let (conn, pr) =
         common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[respond]").await?;
     let vcs = GitVcs::open(&common::cwd()?).ok();
+    let files = loop_files(vcs.as_ref(), &pr);
+    if let Some(files) = &files {
+        reconcile(files, &pr)?;
+    }
+    let replies = match file_replies {
+        Some(replies) => replies,
+        None => {
+            let files = files.as_ref().ok_or_else(|| CliError::Usage {
+                message: "--from-decisions needs the loop's files, kept in the git repository"
+                    .to_owned(),
+                hint: Some("run inside a clone of the pull request's repository".to_owned()),
+            })?;
+            replies_from_decisions(files, &pr)?
+        }
+    };
+    let escalated = match &files {
+        Some(f) => f.load_decisions()?,
+        None => decisions::Decisions::default(),
+    };
     let ledger_file = ledger_path(vcs.as_ref(), &pr);
     let mut ledger = load_ledger(ledger_file.as_deref())?;
     let host = GitHubHost::new(
@@ -172,9 +349,42 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
     let mut to_resolve = Vec::new();
     let mut failed = 0usize;
     for reply in &replies {
+        if let Some(review) = reply.review_id.as_deref() {
+            match answer_review(
+                &host,
+                &pr,
+                &automation,
+                &mut ledger,
+                ledger_file.as_deref(),
+                review,
+                &reply.reply_body,
+            )
+            .await
+            {
+                Ok(line) => {
+                    lines.push(line);
+                    if let Some(files) = &files {
+                        files.update_decisions(|d| {
+                            d.addressed_out_of_diff.insert(review.to_owned(), true);
+                        })?;
+                    }
+                }
+                Err(line) => {
+                    failed += 1;
+                    lines.push(line);
+                }
+            }
+            continue;
+        }
         let id = ThreadId(reply.thread_id.clone());
         if let Err(e) = common::bot_thread(&pr, &id, &automation) {
             lines.push(format!("skipped  {id}: {e}"));
+            continue;
+        }
+        if escalated.is_escalated_thread(&id.0) {
+            lines.push(format!(
+                "skipped  {id}: escalated in the loop's decisions; a person answers it"
+            ));
             continue;
         }
         let key = post::idempotency_key(&id, &reply.reply_body);
@@ -199,6 +409,7 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
                 );
                 save_ledger(ledger_file.as_deref(), &ledger)?;
             }
+            mark_replied(files.as_ref(), &id.0)?;
             lines.push(format!("already  {id}: posted before; not posted again"));
             if reply.resolve && !thread.is_resolved {
                 to_resolve.push(id);
@@ -221,6 +432,7 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
                     },
                 );
                 save_ledger(ledger_file.as_deref(), &ledger)?;
+                mark_replied(files.as_ref(), &id.0)?;
                 lines.push(format!("posted   {id}: {}", posted.url));
                 if reply.resolve {
                     to_resolve.push(id);
@@ -247,6 +459,9 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
         }
     }
     let mut text = lines.join("\n");
+    if text.is_empty() {
+        text.push_str("nothing to reply to");
+    }
     text.push('\n');
     output::stdout(&text).map_err(CliError::Output)?;
     if failed > 0 {
@@ -262,6 +477,53 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
         });
     }
     Ok(())
+}
+
+/// Posts the one PR comment answering review `review`'s out-of-diff findings, once ever.
+/// Returns the report line, or the failure line.
+async fn answer_review(
+    host: &GitHubHost,
+    pr: &PullRequest,
+    automation: &review_core::gate::AutomationSettings,
+    ledger: &mut Ledger,
+    ledger_file: Option<&Path>,
+    review: &str,
+    text: &str,
+) -> Result<String, String> {
+    let key_id = ThreadId(format!("review:{review}"));
+    let key = post::idempotency_key(&key_id, text);
+    let entry = format!("{review}:{key}");
+    if !pr.reviews.iter().any(|r| r.id.0 == review) {
+        return Err(format!(
+            "failed   {review}: no such review on PR #{}",
+            pr.number
+        ));
+    }
+    let landed = pr
+        .comments
+        .iter()
+        .find(|c| post::find_key(&c.body) == Some(key.as_str()));
+    if ledger.posted.contains_key(&entry) || landed.is_some() {
+        return Ok(format!(
+            "already  {review}: answered before; not posted again"
+        ));
+    }
+    let body = post::marked_body(&automation.header, text, &key);
+    match host.comment(&pr.id, &body).await {
+        Ok(posted) => {
+            ledger.posted.insert(
+                entry,
+                Posted {
+                    thread: review.to_owned(),
+                    comment: posted.id.0.clone(),
+                    url: posted.url.clone(),
+                },
+            );
+            save_ledger(ledger_file, ledger).map_err(|e| format!("failed   {review}: {e}"))?;
+            Ok(format!("posted   {review}: {}", posted.url))
+        }
+        Err(e) => Err(format!("failed   {review}: {e}")),
+    }
 }
 
 #[cfg(test)]

@@ -71,8 +71,9 @@ impl TestEnvironment {
         self.run_with(args, &[])
     }
 
-    /// Runs `review` with `args` and extra environment variables.
-    pub fn run_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Output {
+    /// The `review` command with `args`, an empty environment but a fake token and `vars`, in
+    /// the temp dir.
+    fn command(&self, args: &[&str], vars: &[(&str, &str)]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_review"));
         cmd.args(args)
             .current_dir(self.dir())
@@ -85,6 +86,21 @@ impl TestEnvironment {
         for (k, v) in vars {
             cmd.env(k, v);
         }
+        cmd
+    }
+
+    /// Starts `review` with `args` and extra environment variables, without waiting for it.
+    pub fn spawn_with(&self, args: &[&str], vars: &[(&str, &str)]) -> std::process::Child {
+        self.command(args, vars)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the review binary starts")
+    }
+
+    /// Runs `review` with `args` and extra environment variables.
+    pub fn run_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Output {
+        let mut cmd = self.command(args, vars);
         let out = cmd.output().expect("the review binary runs");
         Output {
             stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),

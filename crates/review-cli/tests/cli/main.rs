@@ -6,3 +6,4 @@ mod test_apply;
 mod test_live;
 mod test_respond;
 mod test_triage;
+mod test_watch;

@@ -182,3 +182,97 @@ async fn a_reply_citing_an_unpushed_commit_waits() {
     );
     assert!(github.mutations().is_empty());
 }
+
+/// SIGKILL at many points of a run (before anything, mid-post with the reply applied but not
+/// yet answered, between replies), then re-runs: every reply lands exactly once.
+#[tokio::test(flavor = "multi_thread")]
+async fn killed_at_any_point_every_reply_lands_exactly_once() {
+    let env = TestEnvironment::new();
+    git(env.dir(), &["init", "-q", "-b", "feature"]);
+    let github = FakeGitHub::start().await;
+    github.set_viewer("dana");
+    let threads: Vec<String> = (0..6).map(|i| format!("T{i}")).collect();
+    let mut builder = PrBuilder::new();
+    for (i, t) in threads.iter().enumerate() {
+        builder = builder.thread(t, "src/lib.rs", 3 + i as u32, &[(bot("coderabbitai"), "x")]);
+    }
+    github.add_pull_request(builder.build());
+    let replies: Vec<serde_json::Value> = threads
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "threadId": t,
+                "replyBody": format!("Not applying this — {t} is intended."),
+                "resolve": true,
+            })
+        })
+        .collect();
+    env.write("replies.json", &serde_json::to_string(&replies).unwrap());
+    let url = github.graphql_url();
+    let args = [
+        "respond",
+        "1",
+        "--repo",
+        "acme/widgets",
+        "--replies",
+        "replies.json",
+    ];
+    let vars = [("GITHUB_GRAPHQL_URL", url.as_str())];
+    let per_thread = |github: &FakeGitHub| {
+        let mut counts = std::collections::BTreeMap::new();
+        for m in github.mutations() {
+            if let Mutation::Reply(t, _) = m {
+                *counts.entry(t.0).or_insert(0) += 1;
+            }
+        }
+        counts
+    };
+
+    // Killed at once, and after a few moments.
+    for delay in [0u64, 5, 40] {
+        let mut child = env.spawn_with(&args, &vars);
+        std::thread::sleep(std::time::Duration::from_millis(delay));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(per_thread(&github).values().all(|&n| n == 1));
+    }
+    // Killed while a reply is applied on GitHub but its answer has not arrived: the ledger
+    // has not recorded it.
+    for _ in 0..4 {
+        github.inject(Fault::Slow {
+            operation: Some("AddThreadReply".to_owned()),
+            delay: std::time::Duration::from_secs(5),
+            times: 1,
+        });
+        let before: usize = per_thread(&github).values().sum();
+        let mut child = env.spawn_with(&args, &vars);
+        let started = std::time::Instant::now();
+        while per_thread(&github).values().sum::<usize>() == before
+            && child.try_wait().unwrap().is_none()
+            && started.elapsed() < std::time::Duration::from_secs(20)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let finished = child.try_wait().unwrap().is_some();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let counts = per_thread(&github);
+        assert!(counts.values().all(|&n| n == 1), "{counts:?}");
+        assert!(
+            finished || counts.values().sum::<usize>() > before,
+            "killed after the reply was applied and before its answer"
+        );
+    }
+    let out = env.run_with(&args, &vars);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let counts = per_thread(&github);
+    assert_eq!(counts.len(), threads.len(), "{counts:?}");
+    assert!(counts.values().all(|&n| n == 1), "exactly once: {counts:?}");
+    let now = github
+        .pull_request(
+            &review_core::model::RepoId::parse("acme/widgets").unwrap(),
+            1,
+        )
+        .unwrap();
+    assert!(now.threads.iter().all(|t| t.is_resolved));
+}

@@ -5,5 +5,6 @@
 mod common;
 mod schema_subset;
 mod test_failures;
+mod test_probe;
 mod test_read;
 mod test_write;

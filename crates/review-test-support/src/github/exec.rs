@@ -858,10 +858,10 @@ fn collect<'d>(
                 Selection::Spread {
                     name, directives, ..
                 } if included(directives, vars) && depth < 16 => {
-                    if let Some(frag) = doc.fragments.get(name) {
-                        if schema::matches(ty, &frag.on) {
-                            walk(doc, vars, ty, &frag.selection, out, depth + 1);
-                        }
+                    if let Some(frag) = doc.fragments.get(name)
+                        && schema::matches(ty, &frag.on)
+                    {
+                        walk(doc, vars, ty, &frag.selection, out, depth + 1);
                     }
                 }
                 _ => {}
@@ -1329,11 +1329,14 @@ fn apply(st: &mut State, name: &str, input: &Json) -> Result<Applied, FieldErr> 
             let n = st.fresh();
             let now = state::rfc3339(state::now());
             let viewer = Author::new(st.viewer.clone(), AuthorKind::User);
-            let entry = st
+            let idx = st
                 .prs
-                .iter_mut()
-                .find(|e| e.pr.id == subject)
+                .iter()
+                .position(|e| e.pr.id == subject)
                 .ok_or_else(|| FieldErr::node_not_found(&subject))?;
+            // A new conversation comment moves the pull request's `updated_at` on GitHub.
+            st.touch(idx);
+            let entry = &mut st.prs[idx];
             let id = format!("IC_fake{n}");
             let url = format!(
                 "https://github.com/{}/pull/{}#issuecomment-{}",
@@ -1410,6 +1413,10 @@ fn reply(st: &mut State, input: &Json) -> Result<Applied, FieldErr> {
     let n = st.fresh();
     let now = state::rfc3339(state::now());
     let viewer = Author::new(st.viewer.clone(), AuthorKind::User);
+    if pending.is_none() {
+        // A visible reply moves the pull request's `updated_at`; a draft one is seen by nobody.
+        st.touch(idx);
+    }
     let entry = &mut st.prs[idx];
     let pr_url = if entry.pr.url.is_empty() {
         format!(

@@ -23,6 +23,11 @@
 //!
 //! Faults ([`Fault`]) replace or delay the next matching answers to test retries.
 //!
+//! Beside GraphQL it serves, under [`FakeGitHub::rest_url`], the few REST `GET`s a change probe
+//! asks (the pull request, its comments, reviews, review comments, and its head's check runs and
+//! combined status), with `ETag`s and `304 Not Modified` answers that cost nothing, as on
+//! GitHub: see [`FakeGitHub::rest_log`] and [`FakeCheck`].
+//!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use review_test_support::PrBuilder;
@@ -38,6 +43,7 @@
 mod document;
 mod exec;
 mod generate;
+mod rest;
 mod schema;
 mod server;
 mod state;
@@ -51,6 +57,7 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer};
 
 pub use generate::{HUMAN_REVIEWER, large_pull_request, with_human_reply};
+pub use rest::{FakeCheck, REST_OPERATION, RestRecorded};
 
 use crate::Mutation;
 use state::{PrEntry, State};
@@ -76,10 +83,15 @@ pub struct Recorded {
 /// A failure to inject into the fake's next answers.
 ///
 /// Each fault applies to the next request whose operation name matches `operation` (`None`:
-/// any request), `times` times, then is used up. Faults are queued in order; a request takes at
-/// most one answer-replacing fault (the first queued that matches), plus at most one
-/// [`Fault::Slow`], plus every [`Fault::AliasError`] naming one of its top-level keys. A request
-/// hit by a fault that answers in place of GitHub spends no points and changes nothing.
+/// any request, REST included), `times` times, then is used up. Faults are queued in order; a
+/// request takes at most one answer-replacing fault (the first queued that matches), plus at
+/// most one [`Fault::Slow`], plus every [`Fault::AliasError`] naming one of its top-level keys.
+/// A request hit by a fault that answers in place of GitHub spends no points and changes nothing.
+///
+/// REST requests answer to the operation name [`REST_OPERATION`] (`"rest"`) and to their
+/// route's (`"rest:reviews"`, ...). For them a [`Fault::SecondaryLimit`] answers 403 (or 429)
+/// whatever its status, a [`Fault::RateLimited`] answers 403 with `x-ratelimit-remaining: 0`,
+/// and a [`Fault::ApplyThenFail`] is a plain server error (a `GET` applies nothing).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fault {
     /// A gateway failure: `status` (502, 503, 504, ...) with an HTML body, nothing applied.
@@ -196,6 +208,12 @@ impl FakeGitHub {
             })
             .mount(&server)
             .await;
+        Mock::given(method("GET"))
+            .respond_with(rest::RestResponder {
+                state: Arc::clone(&state),
+            })
+            .mount(&server)
+            .await;
         Self { server, state }
     }
 
@@ -222,10 +240,15 @@ impl FakeGitHub {
         format!("{}/graphql", self.server.uri())
     }
 
-    /// The base of the REST API, `http://127.0.0.1:PORT` (no REST route is served: every REST
-    /// request answers 404).
+    /// The base of the REST API, `http://127.0.0.1:PORT`. The routes are also served under
+    /// `/api/v3`, so [`FakeGitHub::enterprise_rest_url`] stands for an Enterprise Server base.
     pub fn rest_url(&self) -> String {
         self.server.uri()
+    }
+
+    /// The base of the REST API as Enterprise Server spells it, `http://127.0.0.1:PORT/api/v3`.
+    pub fn enterprise_rest_url(&self) -> String {
+        format!("{}/api/v3", self.server.uri())
     }
 
     /// Adds a pull request, keyed by `(pr.repo, pr.number)`; it replaces one with the same key.
@@ -239,11 +262,57 @@ impl FakeGitHub {
             .or_insert_with(|| "main".to_owned());
         st.prs
             .retain(|e| !(e.pr.repo == pr.repo && e.pr.number == pr.number));
+        let revision = st.tick();
         st.prs.push(PrEntry {
             head_owner: pr.repo.owner.clone(),
             pr,
             drafts: Vec::new(),
             minimized: BTreeMap::new(),
+            revision,
+        });
+    }
+
+    /// Edits a stored pull request in place, as things happen on GitHub between two reads: a
+    /// push (a new `head_sha`, threads outdated), new threads, human replies, reviews,
+    /// conversation comments, a title or state change. Its pending-review drafts, minimized
+    /// comments and head owner are kept, and its REST `updated_at` (hence its `ETag`) moves.
+    ///
+    /// Checks are per commit: after a push, give the new head its checks with
+    /// [`FakeGitHub::set_checks`] (until then its REST checks stand for `pr.checks` as left).
+    ///
+    /// # Panics
+    /// If the pull request was not added, or `f` changes its repository or number.
+    pub fn update_pull_request(
+        &self,
+        repo: &RepoId,
+        number: u64,
+        f: impl FnOnce(&mut PullRequest),
+    ) {
+        self.entry(repo, number, |st, i| {
+            f(&mut st.prs[i].pr);
+            let pr = &st.prs[i].pr;
+            assert!(
+                &pr.repo == repo && pr.number == number,
+                "update_pull_request must not change the key of {repo}#{number}"
+            );
+            st.touch(i);
+        });
+    }
+
+    /// Gives pull request `number`'s head commit these named checks (replacing any it had), and
+    /// sets the pull request's `checks` (GraphQL's `statusCheckRollup`) to their
+    /// [roll-up](FakeCheck::rollup). REST serves the runs under `commits/{sha}/check-runs` and
+    /// the statuses under `commits/{sha}/status`. Like GitHub, this does not move the pull
+    /// request's `updated_at`: checks have `ETag`s of their own.
+    ///
+    /// # Panics
+    /// If the pull request was not added.
+    pub fn set_checks(&self, repo: &RepoId, number: u64, checks: Vec<FakeCheck>) {
+        self.entry(repo, number, |st, i| {
+            let pr = &mut st.prs[i].pr;
+            pr.checks = FakeCheck::rollup(&checks);
+            let key = (pr.repo.clone(), pr.head_sha.0.clone());
+            st.checks.insert(key, checks);
         });
     }
 
@@ -330,7 +399,8 @@ impl FakeGitHub {
             .find_map(|e| e.minimized.get(comment).cloned())
     }
 
-    /// Every request received, in order, faulted ones included.
+    /// Every GraphQL request received, in order, faulted ones included. REST requests are in
+    /// [`FakeGitHub::rest_log`].
     pub fn requests(&self) -> Vec<Recorded> {
         self.state().requests.clone()
     }
@@ -354,6 +424,27 @@ impl FakeGitHub {
     /// batch counts on its own). A reply absorbed by a pending review counts: GitHub accepted it.
     pub fn mutations(&self) -> Vec<Mutation> {
         self.state().mutations.clone()
+    }
+
+    /// Every REST request received, in order, faulted ones included.
+    pub fn rest_log(&self) -> Vec<RestRecorded> {
+        self.state().rest.clone()
+    }
+
+    /// How many REST requests were received, `304`s and faulted ones included.
+    pub fn rest_requests(&self) -> usize {
+        self.state().rest.len()
+    }
+
+    /// How many REST requests were answered `304 Not Modified`.
+    pub fn rest_not_modified(&self) -> usize {
+        self.state().rest.iter().filter(|r| r.status == 304).count()
+    }
+
+    /// How many REST requests counted against the rate limit (see [`RestRecorded::charged`]):
+    /// an idle poll that only gets `304`s leaves this unchanged.
+    pub fn rest_charged(&self) -> usize {
+        self.state().rest.iter().filter(|r| r.charged).count()
     }
 
     /// Queues a fault for the next matching requests (see [`Fault`]).

@@ -13,9 +13,9 @@ use super::exec;
 use super::state::{self, POINTS_PER_HOUR, State};
 use super::{Fault, Recorded};
 
-const SECONDARY_LIMIT: &str = "You have exceeded a secondary rate limit. Please wait a few \
-     minutes before you try again. If you reach out to GitHub Support for help, please include \
-     the request ID FAKE:0000:0000.";
+pub(super) const SECONDARY_LIMIT: &str = "You have exceeded a secondary rate limit. Please \
+     wait a few minutes before you try again. If you reach out to GitHub Support for help, \
+     please include the request ID FAKE:0000:0000.";
 
 /// The wiremock responder: one per fake, sharing the fake's state.
 #[derive(Debug)]
@@ -34,7 +34,7 @@ impl Respond for Responder {
     }
 }
 
-fn header(request: &Request, name: &str) -> Option<String> {
+pub(super) fn header(request: &Request, name: &str) -> Option<String> {
     request
         .headers
         .get(name)
@@ -61,7 +61,7 @@ fn json_answer(st: &State, status: u16, body: &Json) -> (u16, ResponseTemplate) 
 }
 
 /// GitHub's HTML error page for a 5xx from its front end.
-fn html_answer(status: u16) -> (u16, ResponseTemplate) {
+pub(super) fn html_answer(status: u16) -> (u16, ResponseTemplate) {
     let body = format!(
         "<!DOCTYPE html>\n<html>\n<head><title>{status} &middot; GitHub</title></head>\n\
          <body><h1>We couldn't respond to your request in time.</h1>\n\
@@ -101,17 +101,19 @@ fn top_level(op: &Operation) -> (Vec<String>, usize) {
     (fields.iter().map(|f| f.key().to_owned()).collect(), aliased)
 }
 
-/// Takes the faults that apply to a request for `operation` with top-level keys `keys`: a delay,
-/// a replacement answer, and the aliases that must fail. Spends one `times` of each.
-fn take_faults(
+/// Takes the faults that apply to a request known by the operation names `names` (a GraphQL
+/// request by its one operation name, a REST request by [`super::REST_OPERATION`] and its
+/// route's) with top-level keys `keys`: a delay, a replacement answer, and the aliases that must
+/// fail. Spends one `times` of each.
+pub(super) fn take_faults(
     st: &mut State,
-    operation: Option<&str>,
+    names: &[&str],
     keys: &[String],
 ) -> (Option<Duration>, Option<Fault>, BTreeSet<String>) {
     let mut delay = None;
     let mut answer = None;
     let mut failing = BTreeSet::new();
-    let applies = |wanted: &Option<String>| wanted.is_none() || wanted.as_deref() == operation;
+    let applies = |wanted: &Option<String>| wanted.as_deref().is_none_or(|w| names.contains(&w));
     for fault in &mut st.faults {
         let hit = match fault {
             Fault::Slow {
@@ -185,7 +187,8 @@ fn handle(st: &mut State, request: &Request) -> (u16, ResponseTemplate) {
         status: 0,
     });
 
-    let (delay, answer, failing) = take_faults(st, operation.as_deref(), &keys);
+    let names: Vec<&str> = operation.as_deref().into_iter().collect();
+    let (delay, answer, failing) = take_faults(st, &names, &keys);
     let delayed = |(status, t): (u16, ResponseTemplate)| match delay {
         Some(d) => (status, t.set_delay(d)),
         None => (status, t),
@@ -236,6 +239,30 @@ fn handle(st: &mut State, request: &Request) -> (u16, ResponseTemplate) {
     }
 }
 
+/// GitHub's front end refuses a request without a `User-Agent`, REST and GraphQL alike.
+pub(super) fn refuse_without_user_agent(request: &Request) -> Option<(u16, ResponseTemplate)> {
+    if header(request, "user-agent").is_some_and(|ua| !ua.trim().is_empty()) {
+        return None;
+    }
+    let text = "Request forbidden by administrative rules. Please make sure your request has \
+                a User-Agent header (https://docs.github.com/en/rest/overview/resources-in-the-rest-api#user-agent-required). \
+                Check https://developer.github.com for other possible causes.\n";
+    Some((
+        403,
+        ResponseTemplate::new(403).set_body_raw(text.as_bytes().to_vec(), "text/plain"),
+    ))
+}
+
+/// The token of an `Authorization: Bearer <token>` (or `token <token>`) header.
+pub(super) fn bearer(request: &Request) -> Option<String> {
+    header(request, "authorization").and_then(|a| {
+        a.strip_prefix("Bearer ")
+            .or_else(|| a.strip_prefix("bearer "))
+            .or_else(|| a.strip_prefix("token "))
+            .map(|t| t.trim().to_owned())
+    })
+}
+
 /// Authenticates, parses, validates and runs the document, as GitHub's endpoint does.
 fn answer_document(
     st: &mut State,
@@ -245,21 +272,10 @@ fn answer_document(
     named: Option<&str>,
     failing: &BTreeSet<String>,
 ) -> (u16, ResponseTemplate) {
-    if header(request, "user-agent").is_none_or(|ua| ua.trim().is_empty()) {
-        let text = "Request forbidden by administrative rules. Please make sure your request has \
-                    a User-Agent header (https://docs.github.com/en/rest/overview/resources-in-the-rest-api#user-agent-required). \
-                    Check https://developer.github.com for other possible causes.\n";
-        return (
-            403,
-            ResponseTemplate::new(403).set_body_raw(text.as_bytes().to_vec(), "text/plain"),
-        );
+    if let Some(refused) = refuse_without_user_agent(request) {
+        return refused;
     }
-    let token = header(request, "authorization").and_then(|a| {
-        a.strip_prefix("Bearer ")
-            .or_else(|| a.strip_prefix("bearer "))
-            .or_else(|| a.strip_prefix("token "))
-            .map(|t| t.trim().to_owned())
-    });
+    let token = bearer(request);
     match (&token, &st.token) {
         (None, _) => {
             return json_answer(

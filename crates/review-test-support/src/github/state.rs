@@ -9,6 +9,7 @@ use review_core::model::{
     Comment, CommentId, IssueComment, PullRequest, RepoId, Review, ReviewState, Thread,
 };
 
+use super::rest::{FakeCheck, RestRecorded};
 use super::{Fault, Recorded};
 use crate::Mutation;
 
@@ -30,6 +31,9 @@ pub(crate) struct PrEntry {
     pub drafts: Vec<(review_core::model::ThreadId, Comment)>,
     /// Minimized comments and the classifier given.
     pub minimized: BTreeMap<CommentId, String>,
+    /// When the pull request last changed in a way GitHub's REST API shows, as a tick of
+    /// [`State::clock`]: its `updated_at` derives from it. Thread resolution does not move it.
+    pub revision: u64,
 }
 
 /// All the fake's state, behind one mutex.
@@ -50,6 +54,14 @@ pub(crate) struct State {
     pub faults: Vec<Fault>,
     /// A counter for the ids of created objects.
     pub next_id: u64,
+    /// When the fake started, seconds since the epoch: REST `updated_at` times count from it.
+    pub started: u64,
+    /// Ticks once per change a REST reader would see; see [`PrEntry::revision`].
+    pub clock: u64,
+    /// Named checks by repository and commit, as [`super::FakeGitHub::set_checks`] set them.
+    pub checks: BTreeMap<(RepoId, String), Vec<FakeCheck>>,
+    /// Every REST request received, in order.
+    pub rest: Vec<RestRecorded>,
 }
 
 impl State {
@@ -65,6 +77,10 @@ impl State {
             mutations: Vec::new(),
             faults: Vec::new(),
             next_id: 0,
+            started: now(),
+            clock: 0,
+            checks: BTreeMap::new(),
+            rest: Vec::new(),
         }
     }
 
@@ -143,6 +159,20 @@ impl State {
             r.state == ReviewState::Pending
                 && r.author.as_ref().is_some_and(|a| a.login == self.viewer)
         })
+    }
+
+    /// A fresh tick of [`State::clock`], for a pull request that changed.
+    pub fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    /// Records that pull request `idx` changed as a REST reader sees it.
+    pub fn touch(&mut self, idx: usize) {
+        let tick = self.tick();
+        if let Some(e) = self.prs.get_mut(idx) {
+            e.revision = tick;
+        }
     }
 
     /// A fresh number for a created object.

@@ -29,11 +29,20 @@ impl Response {
 
 /// Posts `body` to `url` with the given extra header lines.
 pub fn post_raw(url: &str, headers: &[(&str, &str)], body: &str) -> Response {
+    send_raw("POST", url, headers, body)
+}
+
+/// Sends `GET url` with the given extra header lines.
+pub fn get_raw(url: &str, headers: &[(&str, &str)]) -> Response {
+    send_raw("GET", url, headers, "")
+}
+
+fn send_raw(method: &str, url: &str, headers: &[(&str, &str)], body: &str) -> Response {
     let rest = url.strip_prefix("http://").expect("an http URL");
     let (host, path) = rest.split_once('/').expect("a path");
     let mut stream = TcpStream::connect(host).expect("connect to the fake");
     let mut request = format!(
-        "POST /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        "{method} /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
         body.len()
     );
     for (k, v) in headers {

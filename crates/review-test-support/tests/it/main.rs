@@ -5,4 +5,5 @@ mod client;
 mod queries;
 mod test_faults;
 mod test_read;
+mod test_rest;
 mod test_write;

@@ -1,0 +1,238 @@
+//! `review decide`: record triager verdicts into the loop's decisions file.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::Args;
+use review_core::decisions::{FindingFacts, Judged, judge};
+use review_core::plan::DEFAULT_DENIED_PATHS;
+use review_core::watch::{FindingKind, ThreadFinding};
+use serde::Serialize;
+
+use crate::commands::common::{self, PrArgs};
+use crate::error::CliError;
+use crate::loop_files::LoopFiles;
+use crate::output;
+
+/// Record triager verdicts on the findings `review watch` found pending
+///
+/// An answer is the triager's final message: a JSON object {"verdict", "reasoning", "evidence",
+/// "fixSketch", "resolvedSha"}, also when wrapped in a ```json fence or prose. Verdicts: VALID,
+/// STALE, FALSE_POSITIVE, CONFLICTS_WITH_RULE, OUT_OF_SCOPE, ESCALATE. No answer, malformed
+/// JSON, an unknown verdict or an empty evidence list is recorded as ESCALATE, and so is a
+/// security-flavoured finding, a fix on a deny-listed path, or a fix that would push, force or
+/// delete. With --answers, every pending bot finding without an answer is escalated too: each
+/// finding dispatched gets exactly one outcome.
+///
+/// Writes only the decisions file, under a lock: parallel `decide` calls lose nothing.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["finding", "answers"])))]
+pub struct DecideArgs {
+    /// The pull request: a number, a URL, or nothing for the open PR of the current branch
+    #[arg(value_name = "PR")]
+    pr: Option<String>,
+
+    /// The fingerprint of the one finding to record (from the watch state's `pending`)
+    #[arg(long, value_name = "FINGERPRINT", requires = "answer")]
+    finding: Option<String>,
+
+    /// The triager's answer for --finding: a file, or `-` for stdin
+    #[arg(long, value_name = "FILE")]
+    answer: Option<PathBuf>,
+
+    /// Answers for every finding dispatched: a JSON object from fingerprint to answer (the
+    /// answer as text, as an object, or null for none); pending bot findings it lacks are
+    /// escalated
+    #[arg(long, value_name = "FILE", conflicts_with = "finding")]
+    answers: Option<PathBuf>,
+
+    /// The round to record them in [default: the decisions file's current round]
+    #[arg(long, value_name = "N")]
+    round: Option<u32>,
+
+    /// Another path no fix may edit (repeatable; the defaults stay)
+    #[arg(long = "deny-path", value_name = "PATH")]
+    deny_paths: Vec<String>,
+
+    /// Print what was recorded as JSON
+    #[arg(long)]
+    json: bool,
+
+    #[command(flatten)]
+    target: PrArgs,
+}
+
+/// What was recorded for one finding.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Recorded {
+    fingerprint: String,
+    thread_id: String,
+    verdict: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+}
+
+fn read_text(path: &std::path::Path) -> Result<String, CliError> {
+    let mut text = String::new();
+    let result = if path.as_os_str() == "-" {
+        std::io::stdin().read_to_string(&mut text).map(|_| ())
+    } else {
+        std::fs::read_to_string(path).map(|t| text = t)
+    };
+    result.map_err(|e| CliError::Input {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+        hint: None,
+    })?;
+    Ok(text)
+}
+
+/// The answers of an --answers file, as raw text per fingerprint.
+fn read_answers(path: &std::path::Path) -> Result<BTreeMap<String, String>, CliError> {
+    let text = read_text(path)?;
+    let map: BTreeMap<String, serde_json::Value> =
+        serde_json::from_str(&text).map_err(|e| CliError::Input {
+            path: path.to_path_buf(),
+            message: format!("not an answers file: {e}"),
+            hint: Some(
+                "an answers file is a JSON object from fingerprint to the triager's answer; nothing was recorded"
+                    .to_owned(),
+            ),
+        })?;
+    Ok(map
+        .into_iter()
+        .map(|(fp, v)| {
+            let raw = match v {
+                serde_json::Value::Null => String::new(),
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            };
+            (fp, raw)
+        })
+        .collect())
+}
+
+/// Runs `review decide`.
+pub async fn run(args: DecideArgs) -> Result<(), CliError> {
+    let (repo, number) = common::pr_number(args.pr.as_deref(), args.target.repo.as_deref()).await?;
+    let files = LoopFiles::here(&repo, number)?;
+    let watch = files.require_watch(number)?;
+    let mut denied: Vec<String> = DEFAULT_DENIED_PATHS
+        .iter()
+        .map(|p| (*p).to_owned())
+        .collect();
+    denied.extend(args.deny_paths);
+
+    let pending: BTreeMap<&str, &ThreadFinding> = watch
+        .pending
+        .iter()
+        .map(|f| (f.fingerprint.as_str(), f))
+        .collect();
+    let mut answers: Vec<(&ThreadFinding, String)> = Vec::new();
+    let mut missing_reason = None;
+    if let (Some(fp), Some(answer)) = (&args.finding, &args.answer) {
+        let finding = pending.get(fp.as_str()).ok_or_else(|| CliError::NotFound {
+            message: format!("no pending finding has fingerprint {fp}"),
+            hint: Some(
+                "the watch state's `pending` lists them; run `review watch --once` to refresh it"
+                    .to_owned(),
+            ),
+        })?;
+        answers.push((finding, read_text(answer)?));
+    } else if let Some(path) = &args.answers {
+        let mut given = read_answers(path)?;
+        for (fp, _) in given
+            .iter()
+            .filter(|(fp, _)| !pending.contains_key(fp.as_str()))
+        {
+            output::narrate(&format!(
+                "[decide] {fp} is not a pending finding; its answer is ignored"
+            ));
+        }
+        for finding in watch.pending.iter().filter(|f| f.kind == FindingKind::Bot) {
+            let raw = given.remove(&finding.fingerprint).unwrap_or_default();
+            answers.push((finding, raw));
+        }
+        missing_reason = Some("no verdict was returned for it");
+    }
+
+    let mut recorded = Vec::new();
+    for (finding, raw) in &answers {
+        if finding.kind == FindingKind::Human {
+            return Err(CliError::Refused {
+                message: format!(
+                    "thread {} has human participation: people's findings are not triaged",
+                    finding.thread_id
+                ),
+                hint: Some("leave it to the PR's author".to_owned()),
+            });
+        }
+        let judged = if raw.trim().is_empty() && missing_reason.is_some() {
+            Judged::Escalate {
+                reason: missing_reason.unwrap_or_default().to_owned(),
+            }
+        } else {
+            judge(
+                raw,
+                FindingFacts {
+                    path: &finding.path,
+                    body: &finding.body,
+                    denied_paths: &denied,
+                },
+            )
+        };
+        recorded.push(Recorded {
+            fingerprint: finding.fingerprint.clone(),
+            thread_id: finding.thread_id.clone(),
+            verdict: match &judged {
+                Judged::Decided(a) => a.verdict.as_str().to_owned(),
+                Judged::Escalate { .. } => "ESCALATE".to_owned(),
+            },
+            reason: match &judged {
+                Judged::Escalate { reason } => Some(reason.clone()),
+                Judged::Decided(_) => None,
+            },
+        });
+        let (fp, thread) = (finding.fingerprint.clone(), finding.thread_id.clone());
+        files.update_decisions(|d| {
+            let round = args.round.unwrap_or_else(|| d.current_round());
+            d.record(&fp, &thread, judged, round);
+            if let Some(seen) = d.seen.get_mut(&fp) {
+                seen.path.clone_from(&finding.path);
+            }
+        })?;
+    }
+    assert_counts(answers.len(), recorded.len())?;
+
+    let text = if args.json {
+        serde_json::to_string_pretty(&recorded).map_err(|e| CliError::Other {
+            message: e.to_string(),
+            hint: None,
+        })? + "\n"
+    } else if recorded.is_empty() {
+        "nothing pending to decide\n".to_owned()
+    } else {
+        recorded
+            .iter()
+            .map(|r| match &r.reason {
+                Some(why) => format!("ESCALATE {} ({}): {why}\n", r.fingerprint, r.thread_id),
+                None => format!("{} {} ({})\n", r.verdict, r.fingerprint, r.thread_id),
+            })
+            .collect()
+    };
+    output::stdout(&text).map_err(CliError::Output)
+}
+
+/// Each finding dispatched has exactly one outcome recorded.
+fn assert_counts(dispatched: usize, recorded: usize) -> Result<(), CliError> {
+    if dispatched == recorded {
+        Ok(())
+    } else {
+        Err(CliError::Other {
+            message: format!("{dispatched} findings dispatched but {recorded} outcomes recorded"),
+            hint: Some("run the same command again: recording is idempotent".to_owned()),
+        })
+    }
+}

@@ -1,0 +1,322 @@
+//! `review watch`: the review loop's watcher. Polls a pull request cheaply, keeps the loop's
+//! state file, and prints one JSON event per line.
+
+use std::hash::{BuildHasher, Hasher};
+use std::path::Path;
+use std::time::Duration;
+
+use clap::Args;
+use review_core::time::{format_utc, parse_rfc3339};
+use review_core::watch::{self, CheckState, Checks, Event, PollCost, WatchSettings, WatchState};
+use review_github::probe::{ChecksSummary, Probe, ProbeCache, ProbeOutcome};
+use review_github::reader::Reader;
+use serde::Serialize;
+
+use crate::commands::common::{self, AutomationArgs, PrArgs};
+use crate::error::CliError;
+use crate::github::{self, Connection};
+use crate::loop_files::LoopFiles;
+use crate::output;
+
+/// Watch a pull request for review activity, printing one JSON event per line
+///
+/// Events: NEW_FINDINGS, OUT_OF_DIFF, REPOST, HUMAN_COMMENT, PUSHED, CHECKS_RED, CHECKS_CLEAR,
+/// COPILOT_QUOTA, STICKY_REPORT, QUIESCENT. Each names what changed; the detail is in the state
+/// file (`.git/review/watch-OWNER-NAME-N.json`, shared by worktrees), which only the watcher
+/// writes. A poll first asks GitHub's REST API whether anything moved, with ETags (answers of
+/// 304 cost nothing), and reads the threads over GraphQL only when something did, every
+/// --full-every seconds (resolutions do not show over REST), and before announcing QUIESCENT.
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// The pull request: a number, a URL, or nothing for the open PR of the current branch
+    #[arg(value_name = "PR")]
+    pr: Option<String>,
+
+    /// Poll once and exit
+    #[arg(long)]
+    once: bool,
+
+    /// Seconds between polls (a random tenth is added or taken off)
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    interval: u64,
+
+    /// Stop after this many polls
+    #[arg(long, value_name = "N")]
+    max_polls: Option<u64>,
+
+    /// Read the threads in full at least this often, in seconds, even when nothing seems to
+    /// have moved
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    full_every: u64,
+
+    /// A bot login to wait for before quiescence even if it has not reviewed yet (repeatable)
+    #[arg(long = "expect-bot", value_name = "LOGIN")]
+    expect_bots: Vec<String>,
+
+    /// Minutes after a push before quiescence stops waiting for a bot that has not reviewed
+    #[arg(long, value_name = "MINUTES", default_value_t = 20)]
+    late_after: u64,
+
+    #[command(flatten)]
+    target: PrArgs,
+
+    #[command(flatten)]
+    automation: AutomationArgs,
+}
+
+/// One line of output.
+#[derive(Serialize)]
+struct Line<'a> {
+    event: &'a str,
+    pr: &'a str,
+    head: &'a str,
+    items: &'a [String],
+    detail: &'a str,
+    state: &'a Path,
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// `base` seconds, give or take a random tenth.
+fn jittered(base: u64) -> Duration {
+    let spread = base * 100; // milliseconds in a tenth
+    if spread == 0 {
+        return Duration::ZERO;
+    }
+    let random = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    let offset = random % (2 * spread + 1);
+    Duration::from_millis(base * 1000 - spread + offset)
+}
+
+fn checks_from(summary: &ChecksSummary) -> Checks {
+    Checks {
+        state: CheckState::of(summary.state),
+        failing: summary.failing.clone(),
+        pending: summary.pending.clone(),
+    }
+}
+
+/// What one poll needs.
+struct Watcher {
+    conn: Connection,
+    probe: Probe,
+    files: LoopFiles,
+    settings: WatchSettings,
+    automation: review_core::gate::AutomationSettings,
+    full_every: i64,
+    label: String,
+}
+
+impl Watcher {
+    /// One poll: returns the events, and whether the PR is still open.
+    async fn poll(&self) -> Result<(Vec<Event>, bool), CliError> {
+        let previous = self.files.load_watch()?;
+        let decisions = self.files.load_decisions()?;
+        let before = self.conn.client.stats();
+        let mut cache: ProbeCache = previous
+            .as_ref()
+            .and_then(|s| serde_json::from_value(s.probe.clone()).ok())
+            .unwrap_or_default();
+        let probed = match self
+            .probe
+            .poll(&mut cache, &self.conn.repo, self.conn.number)
+            .await
+        {
+            Ok(outcome) => Some(outcome),
+            Err(e) => {
+                output::narrate(&format!(
+                    "[watch] the cheap check failed ({e}); reading the threads instead"
+                ));
+                None
+            }
+        };
+        let now = now();
+        let full_due = previous.as_ref().is_none_or(|s| {
+            parse_rfc3339(&s.full_read_at).is_none_or(|t| now - t >= self.full_every)
+        });
+        let moved = probed.as_ref().is_none_or(|o| {
+            !o.is_idle() || previous.as_ref().is_some_and(|s| s.head_sha != o.head_sha)
+        });
+
+        let (mut state, mut events, full_read) = match (previous, moved || full_due) {
+            (Some(mut state), false) => {
+                let mut events = Vec::new();
+                if let Some(o) = &probed {
+                    events.extend(watch::apply_checks(&mut state, checks_from(&o.checks)));
+                }
+                events.extend(watch::settle(
+                    &mut state,
+                    &decisions,
+                    &self.settings,
+                    now,
+                    false,
+                ));
+                let confirm = !state.quiescent
+                    && watch::quiescence(&state, &decisions, &self.settings, now).holds();
+                if confirm {
+                    // Quiescence is announced only on a full read.
+                    let (s, e) = self
+                        .full_read(Some(&state), &decisions, probed.as_ref(), now)
+                        .await?;
+                    events.extend(e);
+                    (s, events, true)
+                } else {
+                    (state, events, false)
+                }
+            }
+            (previous, _) => {
+                let (s, e) = self
+                    .full_read(previous.as_ref(), &decisions, probed.as_ref(), now)
+                    .await?;
+                (s, e, true)
+            }
+        };
+        let after = self.conn.client.stats();
+        let (probe_requests, not_modified) = probed.as_ref().map_or((0, 0), |o| {
+            (u64::from(o.requests), u64::from(o.not_modified))
+        });
+        state.last_poll = PollCost {
+            requests: after.requests - before.requests + probe_requests,
+            points: after.points - before.points,
+            not_modified,
+            full_read,
+        };
+        state.total_points += state.last_poll.points;
+        state.polled_at = format_utc(now);
+        if let Some(o) = &probed {
+            state.probe = serde_json::to_value(&cache).unwrap_or_default();
+            if o.pr_state != "open" {
+                events.retain(|e| e.event != watch::EventKind::Quiescent);
+            }
+        }
+        let open = probed
+            .as_ref()
+            .is_none_or(|o: &ProbeOutcome| o.pr_state == "open");
+        crate::state::locked(&self.files.watch, || {
+            crate::state::save(&self.files.watch, &state)
+        })
+        .map_err(|e: std::io::Error| CliError::Other {
+            message: format!("cannot write {}: {e}", self.files.watch.display()),
+            hint: Some("check the permissions of the git directory".to_owned()),
+        })?;
+        Ok((events, open))
+    }
+
+    async fn full_read(
+        &self,
+        previous: Option<&WatchState>,
+        decisions: &review_core::decisions::Decisions,
+        probed: Option<&ProbeOutcome>,
+        now: i64,
+    ) -> Result<(WatchState, Vec<Event>), CliError> {
+        let pr = Reader::new(&self.conn.client)
+            .pull_request(&self.conn.repo, self.conn.number)
+            .await
+            .map_err(github::read_error)?;
+        let mut obs = review_classify::observe(&pr, &self.automation);
+        if let Some(o) = probed {
+            obs.checks = checks_from(&o.checks);
+        }
+        Ok(watch::observe(
+            previous,
+            obs,
+            decisions,
+            &self.settings,
+            &self.label,
+            now,
+        ))
+    }
+}
+
+/// Runs `review watch`.
+pub async fn run(args: WatchArgs) -> Result<(), CliError> {
+    let automation = args.automation.settings()?;
+    if args.expect_bots.iter().any(|b| b.trim().is_empty()) {
+        return Err(CliError::Usage {
+            message: "--expect-bot cannot be empty".to_owned(),
+            hint: Some("pass a bot login such as coderabbitai".to_owned()),
+        });
+    }
+    let conn = github::connect(
+        args.pr.as_deref(),
+        args.target.repo.as_deref(),
+        &common::cwd()?,
+    )
+    .await?;
+    let files = LoopFiles::here(&conn.repo, conn.number)?;
+    let probe = Probe::new(&conn.rest, &conn.token).map_err(|e| CliError::GitHub {
+        message: e.to_string(),
+        source: None,
+        hint: Some("check GITHUB_API_URL".to_owned()),
+    })?;
+    let label = format!("{}#{}", conn.repo, conn.number);
+    let watcher = Watcher {
+        settings: WatchSettings {
+            expected_bots: args
+                .expect_bots
+                .iter()
+                .map(|b| b.trim().trim_end_matches("[bot]").to_ascii_lowercase())
+                .collect(),
+            late_after_secs: i64::try_from(args.late_after.saturating_mul(60)).unwrap_or(i64::MAX),
+        },
+        automation,
+        full_every: i64::try_from(args.full_every).unwrap_or(i64::MAX),
+        label,
+        conn,
+        probe,
+        files,
+    };
+    let max_polls = if args.once { Some(1) } else { args.max_polls };
+    let mut polls = 0u64;
+    loop {
+        let (events, open) = watcher.poll().await?;
+        polls += 1;
+        let state = watcher.files.load_watch()?.unwrap_or_default();
+        let mut text = String::new();
+        for e in &events {
+            let line = Line {
+                event: e.event.as_str(),
+                pr: &watcher.label,
+                head: &state.head_sha,
+                items: &e.items,
+                detail: &e.detail,
+                state: &watcher.files.watch,
+            };
+            text.push_str(&serde_json::to_string(&line).map_err(|e| CliError::Other {
+                message: e.to_string(),
+                hint: None,
+            })?);
+            text.push('\n');
+        }
+        output::stdout(&text).map_err(CliError::Output)?;
+        let cost = state.last_poll;
+        output::narrate(&format!(
+            "[watch] poll {polls}: {} event(s), {} request(s), {} not modified, {} point(s){}",
+            events.len(),
+            cost.requests,
+            cost.not_modified,
+            cost.points,
+            if cost.full_read { ", threads read" } else { "" }
+        ));
+        if !open {
+            output::narrate(&format!(
+                "[watch] {} is no longer open; stopping",
+                watcher.label
+            ));
+            return Ok(());
+        }
+        if max_polls.is_some_and(|m| polls >= m) {
+            return Ok(());
+        }
+        tokio::select! {
+            () = tokio::time::sleep(jittered(args.interval)) => {}
+            _ = tokio::signal::ctrl_c() => return Err(CliError::Interrupted),
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! The review loop's two files, per pull request, under the git common directory:
+//! `review/watch-OWNER-NAME-N.json` (written by `review watch` only) and
+//! `review/decisions-OWNER-NAME-N.json` (written by `decide` and `respond`, always through
+//! [`update_decisions`], under a lock).
+
+use std::path::{Path, PathBuf};
+
+use review_core::decisions::Decisions;
+use review_core::model::RepoId;
+use review_core::watch::WatchState;
+
+use crate::error::CliError;
+use crate::git::GitVcs;
+use crate::state::{self, LoadError};
+
+/// Where a pull request's loop files are.
+#[derive(Debug, Clone)]
+pub struct LoopFiles {
+    /// The watcher's state.
+    pub watch: PathBuf,
+    /// The decisions.
+    pub decisions: PathBuf,
+}
+
+impl LoopFiles {
+    /// The files of `repo#number` in the repository `vcs` is in.
+    pub fn new(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<Self, CliError> {
+        let path = |kind| {
+            state::pr_file_for(vcs, kind, repo, number).map_err(|e| CliError::Other {
+                message: format!("cannot find the git directory for the loop's files: {e}"),
+                hint: Some("run inside a clone of the repository".to_owned()),
+            })
+        };
+        Ok(Self {
+            watch: path("watch")?,
+            decisions: path("decisions")?,
+        })
+    }
+
+    /// The files of the repository in the current directory.
+    pub fn here(repo: &RepoId, number: u64) -> Result<Self, CliError> {
+        let vcs = GitVcs::open(&crate::commands::common::cwd()?).map_err(|e| CliError::Usage {
+            message: format!("the loop keeps its files in a git repository: {e}"),
+            hint: Some("run inside a clone of the pull request's repository".to_owned()),
+        })?;
+        Self::new(&vcs, repo, number)
+    }
+
+    /// The watcher's state, `None` before the first poll.
+    pub fn load_watch(&self) -> Result<Option<WatchState>, CliError> {
+        if !self.watch.exists() {
+            return Ok(None);
+        }
+        state::load(&self.watch)
+            .map(Some)
+            .map_err(|e| corrupt(&self.watch, &e, "watch state"))
+    }
+
+    /// The watcher's state, which must exist.
+    pub fn require_watch(&self, number: u64) -> Result<WatchState, CliError> {
+        self.load_watch()?.ok_or_else(|| CliError::NotFound {
+            message: format!("PR #{number} has no watch state yet"),
+            hint: Some(format!("run `review watch {number} --once` first")),
+        })
+    }
+
+    /// The decisions (empty before the first).
+    pub fn load_decisions(&self) -> Result<Decisions, CliError> {
+        state::load(&self.decisions).map_err(|e| corrupt(&self.decisions, &e, "decisions file"))
+    }
+
+    /// Changes the decisions under the lock: load, `change`, save atomically.
+    pub fn update_decisions<R>(
+        &self,
+        change: impl FnOnce(&mut Decisions) -> R,
+    ) -> Result<R, CliError> {
+        state::update(&self.decisions, change)
+            .map_err(|e| corrupt(&self.decisions, &e, "decisions file"))
+    }
+}
+
+fn corrupt(path: &Path, e: &LoadError, what: &str) -> CliError {
+    CliError::Input {
+        path: path.to_path_buf(),
+        message: e.describe(what),
+        hint: Some(
+            "it was left as it is: fix it, or move it away to start the loop's memory afresh"
+                .to_owned(),
+        ),
+    }
+}

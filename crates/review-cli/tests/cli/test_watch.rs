@@ -1,0 +1,437 @@
+//! `review watch`, `decide` and `respond --from-decisions` against the fake GitHub, over many
+//! polls: events, reposts, people, checks, quiescence, and the cost of idle polls.
+
+use review_core::decisions::{Decisions, Verdict};
+use review_core::model::{CommitId, RepoId, Review, ReviewId, ReviewState, ThreadId};
+use review_core::watch::WatchState;
+use review_test_support::github::{FakeCheck, FakeGitHub};
+use review_test_support::{HEAD_SHA, Mutation, PrBuilder, bot, person};
+use serde_json::Value;
+
+use crate::common::{Output, TestEnvironment, git};
+
+const HEAD2: &str = "b2c3d4e5f60718293a4b5c6d7e8f901234567890";
+const FINDING: &str = "**Unbounded cache growth.** The cache never evicts entries.";
+
+fn repo() -> RepoId {
+    RepoId::parse("acme/widgets").unwrap()
+}
+
+fn review_on(id: &str, sha: &str, at: &str) -> Review {
+    Review {
+        id: ReviewId(id.to_owned()),
+        author: Some(bot("coderabbitai")),
+        state: ReviewState::Commented,
+        body: String::new(),
+        submitted_at: Some(at.to_owned()),
+        commit: Some(CommitId(sha.to_owned())),
+    }
+}
+
+struct Loop {
+    env: TestEnvironment,
+    github: FakeGitHub,
+}
+
+impl Loop {
+    async fn start() -> Self {
+        let env = TestEnvironment::new();
+        git(env.dir(), &["init", "-q", "-b", "feature"]);
+        let github = FakeGitHub::start().await;
+        github.set_viewer("dana");
+        github.add_pull_request(
+            PrBuilder::new()
+                .thread("A", "src/cache.rs", 3, &[(bot("coderabbitai"), FINDING)])
+                .with_pr(|pr| {
+                    pr.reviews
+                        .push(review_on("R1", HEAD_SHA, "2026-01-05T10:00:00Z"));
+                })
+                .build(),
+        );
+        github.set_checks(&repo(), 1, vec![FakeCheck::passed("ci")]);
+        Self { env, github }
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let graphql = self.github.graphql_url();
+        let rest = self.github.rest_url();
+        let mut full = args.to_vec();
+        full.extend(["1", "--repo", "acme/widgets"]);
+        self.env.run_with(
+            &full,
+            &[("GITHUB_GRAPHQL_URL", &graphql), ("GITHUB_API_URL", &rest)],
+        )
+    }
+
+    /// One poll; the events it printed.
+    fn poll(&self) -> Vec<(String, Vec<String>)> {
+        let out = self.run(&["watch", "--once"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stdout
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                let items = v["items"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|i| i.as_str().unwrap().to_owned())
+                    .collect();
+                (v["event"].as_str().unwrap().to_owned(), items)
+            })
+            .collect()
+    }
+
+    fn events(&self) -> Vec<String> {
+        self.poll().into_iter().map(|(e, _)| e).collect()
+    }
+
+    fn dir(&self, name: &str) -> std::path::PathBuf {
+        self.env.dir().join(".git/review").join(name)
+    }
+
+    fn state(&self) -> WatchState {
+        serde_json::from_str(
+            &std::fs::read_to_string(self.dir("watch-acme-widgets-1.json")).unwrap(),
+        )
+        .unwrap()
+    }
+
+    fn decisions(&self) -> Decisions {
+        serde_json::from_str(
+            &std::fs::read_to_string(self.dir("decisions-acme-widgets-1.json")).unwrap(),
+        )
+        .unwrap()
+    }
+
+    fn decide(&self, fingerprint: &str, answer: &str) -> Output {
+        self.env.write("answer.json", answer);
+        self.run(&[
+            "decide",
+            "--finding",
+            fingerprint,
+            "--answer",
+            "answer.json",
+        ])
+    }
+
+    fn respond(&self) -> Output {
+        let out = self.run(&["respond", "--from-decisions"]);
+        assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+        out
+    }
+
+    fn replies_to(&self, thread: &str) -> usize {
+        self.github
+            .mutations()
+            .iter()
+            .filter(|m| matches!(m, Mutation::Reply(t, _) if t.0 == thread))
+            .count()
+    }
+
+    /// CodeRabbit closes its threads and posts the same finding again as `thread`.
+    fn repost(&self, thread: &str) {
+        let id = thread.to_owned();
+        self.github.update_pull_request(&repo(), 1, |pr| {
+            for t in &mut pr.threads {
+                t.is_resolved = true;
+            }
+            let mut fresh = PrBuilder::new()
+                .thread(&id, "src/cache.rs", 3, &[(bot("coderabbitai"), FINDING)])
+                .build()
+                .threads
+                .remove(0);
+            fresh.comments[0].id.0 = format!("C-{id}");
+            pr.threads.push(fresh);
+        });
+    }
+}
+
+const FALSE_POSITIVE: &str = r#"{"verdict": "FALSE_POSITIVE",
+  "reasoning": "the cache is bounded by MAX_ENTRIES and evicts the oldest entry (src/cache.rs:40)",
+  "evidence": ["src/cache.rs:40"]}"#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_loop_over_many_polls() {
+    let lp = Loop::start().await;
+
+    // A first poll finds the bot's finding.
+    let first = lp.poll();
+    assert_eq!(
+        first,
+        vec![("NEW_FINDINGS".to_owned(), vec!["A".to_owned()])]
+    );
+    let state = lp.state();
+    assert_eq!(state.pending.len(), 1);
+    assert!(state.pending[0].all_comments_read);
+    assert_eq!(state.reviewed_head["coderabbit"], &HEAD_SHA[..12]);
+    let fp = state.pending[0].fingerprint.clone();
+
+    // Nothing moved: nothing announced, no point spent.
+    let points = lp.github.points();
+    assert!(lp.events().is_empty());
+    assert_eq!(
+        lp.github.points(),
+        points,
+        "an idle poll spends no GraphQL point"
+    );
+    assert!(!lp.state().last_poll.full_read);
+
+    // A verdict, then the reply it owes; the PR turns quiescent once, after a full read.
+    let decided = lp.decide(&fp, FALSE_POSITIVE);
+    assert_eq!(decided.code, 0, "{}", decided.stderr);
+    assert!(
+        decided.stdout.starts_with("FALSE_POSITIVE"),
+        "{}",
+        decided.stdout
+    );
+    assert!(lp.events().is_empty(), "owed a reply: not quiescent");
+    let out = lp.respond();
+    assert!(out.stdout.contains("posted   A"), "{}", out.stdout);
+    assert!(out.stdout.contains("resolved A"), "{}", out.stdout);
+    assert_eq!(lp.decisions().seen[&fp].replied, Some(true));
+    assert_eq!(lp.events(), vec!["QUIESCENT"]);
+    assert!(lp.events().is_empty(), "announced once per transition");
+
+    // A push: announced; CodeRabbit has not reviewed the new head yet.
+    lp.github.update_pull_request(&repo(), 1, |pr| {
+        pr.head_sha = CommitId(HEAD2.to_owned());
+        for t in &mut pr.threads {
+            t.is_outdated = true;
+        }
+    });
+    lp.github
+        .set_checks(&repo(), 1, vec![FakeCheck::passed("ci")]);
+    assert_eq!(lp.events(), vec!["PUSHED"]);
+    assert!(!lp.state().quiescent);
+
+    // CodeRabbit reviews the new head and re-posts the decided finding: a repost, count 1,
+    // answered with a pointer to the decision and resolved.
+    lp.github.update_pull_request(&repo(), 1, |pr| {
+        pr.reviews
+            .push(review_on("R2", HEAD2, "2026-01-05T11:00:00Z"));
+    });
+    lp.repost("B");
+    let polled = lp.poll();
+    assert_eq!(polled, vec![("REPOST".to_owned(), vec!["B".to_owned()])]);
+    assert_eq!(lp.state().reposted[0].count, 1);
+    assert_eq!(lp.state().reposted[0].prior_verdict, Verdict::FalsePositive);
+    let out = lp.respond();
+    assert!(out.stdout.contains("posted   B"), "{}", out.stdout);
+    assert_eq!(lp.replies_to("B"), 1);
+    assert_eq!(lp.events(), vec!["QUIESCENT"]);
+
+    // Count 2 is answered too; at count 3 the loop escalates instead of answering.
+    lp.repost("C");
+    assert_eq!(lp.events(), vec!["REPOST"]);
+    assert_eq!(lp.state().reposted[1].count, 2);
+    lp.respond();
+    assert_eq!(lp.replies_to("C"), 1);
+    lp.repost("D");
+    assert_eq!(lp.events(), vec!["REPOST"]);
+    assert_eq!(lp.state().reposted[2].count, 3);
+    let out = lp.respond();
+    assert_eq!(
+        lp.replies_to("D"),
+        0,
+        "escalated, not answered: {}",
+        out.stdout
+    );
+    assert!(
+        lp.decisions().escalated.iter().any(|e| e.thread_id == "D"),
+        "{:?}",
+        lp.decisions().escalated
+    );
+    assert!(
+        !lp.github
+            .mutations()
+            .contains(&Mutation::Resolve(ThreadId::from("D"))),
+        "an escalation stays open"
+    );
+
+    // A person answers in a bot thread: it becomes theirs.
+    lp.github.update_pull_request(&repo(), 1, |pr| {
+        let fresh = PrBuilder::new()
+            .thread(
+                "E",
+                "src/lib.rs",
+                9,
+                &[(bot("coderabbitai"), "**Rename this.** `x` says nothing.")],
+            )
+            .build()
+            .threads
+            .remove(0);
+        let mut fresh = fresh;
+        fresh.comments[0].id.0 = "C-E".to_owned();
+        pr.threads.push(fresh);
+    });
+    assert_eq!(lp.events(), vec!["NEW_FINDINGS"]);
+    lp.github.update_pull_request(&repo(), 1, |pr| {
+        let thread = pr.threads.iter_mut().find(|t| t.id.0 == "E").unwrap();
+        let mut reply = thread.comments[0].clone();
+        reply.id.0 = "C-E-mei".to_owned();
+        reply.author = Some(person("mei"));
+        reply.body = "I'd rather keep it; it matches the paper.".to_owned();
+        thread.comments.push(reply);
+    });
+    let polled = lp.poll();
+    assert_eq!(
+        polled[0],
+        ("HUMAN_COMMENT".to_owned(), vec!["C-E-mei".to_owned()])
+    );
+    let state = lp.state();
+    let e = state.pending.iter().find(|f| f.thread_id == "E").unwrap();
+    assert_eq!(e.kind, review_core::watch::FindingKind::Human);
+    // Deciding it is refused: people's threads are not triaged.
+    let refused = lp.decide(&e.fingerprint, FALSE_POSITIVE);
+    assert_eq!(refused.code, 6, "{}", refused.stderr);
+
+    // Checks go red, then green.
+    lp.github
+        .set_checks(&repo(), 1, vec![FakeCheck::failed("test (ubuntu)")]);
+    let polled = lp.poll();
+    assert_eq!(
+        polled,
+        vec![("CHECKS_RED".to_owned(), vec!["test (ubuntu)".to_owned()])]
+    );
+    assert!(lp.events().is_empty(), "still red: said once");
+    lp.github
+        .set_checks(&repo(), 1, vec![FakeCheck::passed("test (ubuntu)")]);
+    // Green again: the person's thread and the escalation do not hold quiescence back; they are
+    // reported in the clean report instead.
+    let out = lp.run(&["watch", "--once"]);
+    let lines: Vec<Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", out.stdout);
+    assert_eq!(lines[0]["event"], "CHECKS_CLEAR");
+    assert_eq!(lines[1]["event"], "QUIESCENT");
+    let report = lines[1]["detail"].as_str().unwrap();
+    assert!(
+        report.starts_with("PR #1 is clean — all bots reviewed b2c3d4e,")
+            && report.contains("1 human comments and 1 escalations remain open"),
+        "{report}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hundred_idle_polls_spend_no_graphql_point() {
+    let lp = Loop::start().await;
+    lp.poll();
+    let points = lp.github.points();
+    let charged = lp.github.rest_charged();
+    let out = lp.run(&["watch", "--max-polls", "100", "--interval", "0"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "no event: {}", out.stdout);
+    assert_eq!(
+        lp.github.points(),
+        points,
+        "GraphQL points spent by idle polls"
+    );
+    assert_eq!(
+        lp.github.rest_charged(),
+        charged,
+        "only 304s, which are free"
+    );
+    assert_eq!(lp.state().last_poll.points, 0);
+    assert!(lp.github.rest_not_modified() >= 100 * 6);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_corrupt_state_file_is_reported_and_left_alone() {
+    let lp = Loop::start().await;
+    lp.poll();
+    let path = lp.dir("watch-acme-widgets-1.json");
+    std::fs::write(&path, "{\"version\": 1, \"pending\": [tru").unwrap();
+    let out = lp.run(&["watch", "--once"]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("watch-acme-widgets-1.json"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "{\"version\": 1, \"pending\": [tru"
+    );
+    let decisions = lp.dir("decisions-acme-widgets-1.json");
+    std::fs::write(&decisions, "").unwrap();
+    std::fs::write(&path, "").unwrap();
+    let out = lp.run(&["decide", "--finding", "x", "--answer", "-"]);
+    assert_ne!(out.code, 0);
+    assert_eq!(std::fs::read_to_string(&decisions).unwrap(), "");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unanswered_findings_are_escalated_and_concurrent_decides_lose_nothing() {
+    let lp = Loop::start().await;
+    lp.github.update_pull_request(&repo(), 1, |pr| {
+        for (i, n) in ["F1", "F2", "F3", "F4", "F5", "F6"].iter().enumerate() {
+            let mut t = PrBuilder::new()
+                .thread(
+                    n,
+                    &format!("src/m{i}.rs"),
+                    3,
+                    &[(
+                        bot("coderabbitai"),
+                        &format!("**Finding number {i}.** Details."),
+                    )],
+                )
+                .build()
+                .threads
+                .remove(0);
+            t.comments[0].id.0 = format!("C-{n}");
+            pr.threads.push(t);
+        }
+    });
+    lp.poll();
+    let state = lp.state();
+    let fps: Vec<String> = state
+        .pending
+        .iter()
+        .map(|f| f.fingerprint.clone())
+        .collect();
+    assert_eq!(fps.len(), 7);
+
+    // Parallel single decisions on six of them.
+    std::thread::scope(|s| {
+        for (i, fp) in fps.iter().take(6).enumerate() {
+            let lp = &lp;
+            s.spawn(move || {
+                let name = format!("a{i}.json");
+                lp.env.write(&name, FALSE_POSITIVE);
+                let out = lp.run(&["decide", "--finding", fp, "--answer", &name]);
+                assert_eq!(out.code, 0, "{}", out.stderr);
+            });
+        }
+    });
+    assert_eq!(
+        lp.decisions().seen.len(),
+        6,
+        "concurrent decides lose nothing"
+    );
+
+    // A batch with one malformed answer and one missing: both escalated.
+    lp.poll();
+    let left: Vec<String> = lp
+        .state()
+        .pending
+        .iter()
+        .map(|f| f.fingerprint.clone())
+        .collect();
+    assert_eq!(left.len(), 1);
+    lp.env.write("answers.json", r#"{"not-pending": "{}"}"#);
+    let out = lp.run(&["decide", "--answers", "answers.json", "--json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let recorded: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(recorded[0]["verdict"], "ESCALATE");
+    assert_eq!(recorded[0]["reason"], "no verdict was returned for it");
+    let d = lp.decisions();
+    assert_eq!(
+        d.seen.len() + d.escalated.len(),
+        7,
+        "one outcome per finding"
+    );
+}

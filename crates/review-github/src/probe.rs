@@ -1,0 +1,1245 @@
+//! A cheap "has anything changed?" probe of a pull request over REST, for polling.
+//!
+//! A full GraphQL read of a pull request costs points from a budget of 5,000 an hour; a REST
+//! `GET` sent with `If-None-Match: <the last ETag>` that answers `304 Not Modified` costs
+//! nothing. So a watcher asks [`Probe::poll`] first, and reads with GraphQL only when the probe
+//! says something moved. An idle poll is six `304`s: no points, no REST budget.
+//!
+//! One poll asks, in order and one at a time (GitHub asks clients not to send one user's
+//! requests concurrently), for pull request `owner/name#n`:
+//!
+//! | [`Resource`] | route | kept from a `200` |
+//! |---|---|---|
+//! | [`Resource::Pull`] | `repos/{o}/{r}/pulls/{n}` | head sha, state, `updated_at` |
+//! | [`Resource::IssueComments`] | `repos/{o}/{r}/issues/{n}/comments?per_page=100` | the count |
+//! | [`Resource::Reviews`] | `repos/{o}/{r}/pulls/{n}/reviews?per_page=100` | the count |
+//! | [`Resource::ReviewComments`] | `repos/{o}/{r}/pulls/{n}/comments?per_page=100` | the count |
+//! | [`Resource::CheckRuns`] | `repos/{o}/{r}/commits/{head}/check-runs?per_page=100` | name, status, conclusion |
+//! | [`Resource::Status`] | `repos/{o}/{r}/commits/{head}/status` | state; context and state of each |
+//!
+//! The lists are read on their first page only: GitHub's `ETag` of a page changes when an item
+//! on it is added or edited, and a pull request long enough to spill past 100 conversation
+//! comments also moves its own `updated_at` (resource 1) when one is added.
+//!
+//! What the probe learnt lives in a [`ProbeCache`] the caller keeps between polls, in memory or
+//! in a state file (it is plain serde data), so that a poll in a new process still sends
+//! `If-None-Match` and answers a `304` from what it kept. The cache changes only when a whole
+//! poll succeeds: a poll that fails half-way must not hide, behind `304`s next time, changes it
+//! saw but did not report.
+//!
+//! Failures are typed ([`ProbeError`]); 5xx answers, timeouts and connection failures are
+//! retried a few times with backoff ([`ProbePolicy`]). Rate limits are not waited out here: the
+//! caller, which knows its polling interval, decides.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use http::{HeaderMap, HeaderValue, StatusCode};
+use review_core::model::{ChecksState, RepoId};
+use serde::{Deserialize, Serialize};
+
+use crate::token::Token;
+
+/// GitHub's media type for REST answers.
+const ACCEPT: &str = "application/vnd.github+json";
+
+/// The REST API version the probe is written against.
+const API_VERSION: &str = "2022-11-28";
+
+/// How the probe retries and waits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbePolicy {
+    /// Attempts in all (first try included) for one request that meets a 5xx answer, a timeout
+    /// or a connection failure. `0` counts as `1`.
+    pub max_attempts: u32,
+    /// The wait before the first retry; doubled on each one.
+    pub base_backoff: Duration,
+    /// How long one request (answer and body) may take before it counts as a timeout.
+    pub request_timeout: Duration,
+}
+
+impl Default for ProbePolicy {
+    fn default() -> Self {
+        Self {
+            max_attempts: 3,
+            base_backoff: Duration::from_millis(500),
+            request_timeout: Duration::from_secs(20),
+        }
+    }
+}
+
+/// One of the six things a poll asks about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Resource {
+    /// The pull request itself: head, state, title, `updated_at`.
+    Pull,
+    /// Its conversation (top-level) comments.
+    IssueComments,
+    /// Its reviews.
+    Reviews,
+    /// Its inline review comments.
+    ReviewComments,
+    /// The check runs of its head commit.
+    CheckRuns,
+    /// The combined commit status of its head commit.
+    Status,
+}
+
+impl Resource {
+    /// All six, in the order a poll asks them.
+    pub const ALL: [Self; 6] = [
+        Self::Pull,
+        Self::IssueComments,
+        Self::Reviews,
+        Self::ReviewComments,
+        Self::CheckRuns,
+        Self::Status,
+    ];
+
+    /// A short name (`issue-comments`), as serialized.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pull => "pull",
+            Self::IssueComments => "issue-comments",
+            Self::Reviews => "reviews",
+            Self::ReviewComments => "review-comments",
+            Self::CheckRuns => "check-runs",
+            Self::Status => "status",
+        }
+    }
+
+    /// Whether it belongs to the head commit rather than the pull request.
+    pub fn is_check(self) -> bool {
+        matches!(self, Self::CheckRuns | Self::Status)
+    }
+}
+
+impl fmt::Display for Resource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The checks of the head commit, merged from its check runs and its commit statuses.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChecksSummary {
+    /// [`ChecksState::Failure`] if any failed, else [`ChecksState::Pending`] if any has yet to
+    /// finish, else [`ChecksState::Success`] if there is any; `None` for no checks at all.
+    pub state: Option<ChecksState>,
+    /// The names (check runs) and contexts (statuses) that failed: runs concluded `failure`,
+    /// `timed_out`, `cancelled`, `action_required` or `startup_failure`; statuses `error` or
+    /// `failure`. In GitHub's order, each once.
+    pub failing: Vec<String>,
+    /// The names and contexts not finished: runs not `completed`, statuses `pending`.
+    pub pending: Vec<String>,
+}
+
+impl ChecksSummary {
+    /// Merges check runs `(name, status, conclusion)` and statuses `(context, state)`.
+    ///
+    /// ```
+    /// use review_core::model::ChecksState;
+    /// use review_github::probe::ChecksSummary;
+    ///
+    /// let runs = [("build", "completed", Some("success")), ("test", "in_progress", None)];
+    /// let statuses = [("ci/legacy", "failure")];
+    /// let summary = ChecksSummary::merge(runs, statuses);
+    /// assert_eq!(summary.state, Some(ChecksState::Failure));
+    /// assert_eq!(summary.failing, ["ci/legacy"]);
+    /// assert_eq!(summary.pending, ["test"]);
+    /// ```
+    pub fn merge<'a>(
+        runs: impl IntoIterator<Item = (&'a str, &'a str, Option<&'a str>)>,
+        statuses: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Self {
+        let mut summary = Self::default();
+        let mut any = false;
+        for (name, status, conclusion) in runs {
+            any = true;
+            if is_failed_conclusion(conclusion) {
+                push_once(&mut summary.failing, name);
+            } else if status != "completed" {
+                push_once(&mut summary.pending, name);
+            }
+        }
+        for (context, state) in statuses {
+            any = true;
+            match state {
+                "error" | "failure" => push_once(&mut summary.failing, context),
+                "pending" => push_once(&mut summary.pending, context),
+                _ => {}
+            }
+        }
+        summary.state = if !summary.failing.is_empty() {
+            Some(ChecksState::Failure)
+        } else if !summary.pending.is_empty() {
+            Some(ChecksState::Pending)
+        } else if any {
+            Some(ChecksState::Success)
+        } else {
+            None
+        };
+        summary
+    }
+}
+
+fn is_failed_conclusion(conclusion: Option<&str>) -> bool {
+    matches!(
+        conclusion,
+        Some("failure" | "timed_out" | "cancelled" | "action_required" | "startup_failure")
+    )
+}
+
+fn push_once(list: &mut Vec<String>, name: &str) {
+    if !list.iter().any(|n| n == name) {
+        list.push(name.to_owned());
+    }
+}
+
+/// What one poll found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbeOutcome {
+    /// The head commit of the pull request.
+    pub head_sha: String,
+    /// `open` or `closed` (a merged pull request is `closed`, with [`ProbeOutcome::merged`]).
+    pub pr_state: String,
+    /// Whether it was merged.
+    pub merged: bool,
+    /// The pull request's `updated_at`, as GitHub wrote it.
+    pub updated_at: String,
+    /// What moved since the cache was last updated, in [`Resource::ALL`] order; everything on
+    /// an empty cache, and the check resources whenever the head commit changed. Empty: nothing
+    /// to read again.
+    pub changed: Vec<Resource>,
+    /// The head commit's checks (fresh, or as cached when unchanged).
+    pub checks: ChecksSummary,
+    /// HTTP requests sent, retries included.
+    pub requests: u32,
+    /// How many of them answered `304 Not Modified` (free of rate limit).
+    pub not_modified: u32,
+}
+
+impl ProbeOutcome {
+    /// Whether nothing moved since the last poll.
+    pub fn is_idle(&self) -> bool {
+        self.changed.is_empty()
+    }
+
+    /// Whether `resource` moved.
+    pub fn has_changed(&self, resource: Resource) -> bool {
+        self.changed.contains(&resource)
+    }
+}
+
+/// What the probe remembers between polls: for each path asked, the last `ETag` and what the
+/// answer said. Plain data for the caller's state file; its content is the probe's business.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbeCache {
+    /// By path under the REST base (`/repos/acme/widgets/pulls/7`).
+    #[serde(default)]
+    entries: BTreeMap<String, CacheEntry>,
+}
+
+impl ProbeCache {
+    /// An empty cache: the next poll reports everything as changed.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// How many answers are cached.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Forgets everything: the next poll asks afresh and reports everything as changed.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    fn pull(&self, path: &str) -> Option<&PullSummary> {
+        match &self.entries.get(path)?.summary {
+            Summary::Pull(pull) => Some(pull),
+            _ => None,
+        }
+    }
+}
+
+/// The `ETag` and summary of one answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CacheEntry {
+    /// `None` when GitHub sent none: the next answer then counts as changed.
+    #[serde(default)]
+    etag: Option<String>,
+    summary: Summary,
+}
+
+/// What is kept of an answer: enough to answer a `304` without asking again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+enum Summary {
+    Pull(PullSummary),
+    Count(CountSummary),
+    CheckRuns(CheckRunsSummary),
+    Status(StatusSummary),
+}
+
+impl Summary {
+    /// Whether this is the kind of summary `resource` gives.
+    fn answers(&self, resource: Resource) -> bool {
+        matches!(
+            (self, resource),
+            (Self::Pull(_), Resource::Pull)
+                | (
+                    Self::Count(_),
+                    Resource::IssueComments | Resource::Reviews | Resource::ReviewComments
+                )
+                | (Self::CheckRuns(_), Resource::CheckRuns)
+                | (Self::Status(_), Resource::Status)
+        )
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PullSummary {
+    head_sha: String,
+    state: String,
+    #[serde(default)]
+    updated_at: String,
+    #[serde(default)]
+    merged: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CountSummary {
+    count: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CheckRunsSummary {
+    runs: Vec<CheckRun>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CheckRun {
+    name: String,
+    #[serde(default)]
+    status: String,
+    #[serde(default)]
+    conclusion: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StatusSummary {
+    #[serde(default)]
+    state: String,
+    #[serde(default)]
+    statuses: Vec<CommitStatus>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CommitStatus {
+    context: String,
+    #[serde(default)]
+    state: String,
+}
+
+/// Why a poll failed. None of these carries the token.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// GitHub refused the token.
+    #[error("GitHub refused the token (HTTP 401)")]
+    BadCredentials,
+    /// No such repository, pull request or commit, or the token cannot see it.
+    #[error(
+        "GitHub found nothing at {path} (HTTP 404): no such pull request, or the token cannot see it"
+    )]
+    NotFound {
+        /// The path asked, under the REST base.
+        path: String,
+    },
+    /// A primary or secondary rate limit.
+    #[error("{}", rate_limited_message(.message, *.retry_after))]
+    RateLimited {
+        /// How long GitHub asks to wait (`retry-after`, else the reset time when nothing is
+        /// left), if it said.
+        retry_after: Option<Duration>,
+        /// What GitHub said, shortened.
+        message: String,
+    },
+    /// Any other refusal (403 without a rate limit, 422, ...).
+    #[error("GitHub answered HTTP {status}: {message}")]
+    Http {
+        /// The status.
+        status: u16,
+        /// What GitHub said, shortened.
+        message: String,
+    },
+    /// 5xx answers, timeouts or connection failures, still after the allowed retries.
+    #[error("GitHub is unavailable: gave up after {attempts} attempts: {last}")]
+    Unavailable {
+        /// Attempts made for the failing request.
+        attempts: u32,
+        /// The last failure.
+        last: String,
+    },
+    /// An answer that is not what the route gives.
+    #[error("unexpected answer from GitHub for {path}: {reason}")]
+    Malformed {
+        /// The path asked, under the REST base.
+        path: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The probe could not be built (a bad base URL, a token no HTTP header can carry).
+    #[error("cannot build the REST probe: {0}")]
+    Build(String),
+}
+
+fn rate_limited_message(message: &str, retry_after: Option<Duration>) -> String {
+    match retry_after {
+        Some(wait) => format!(
+            "GitHub's rate limit was hit ({message}); retry in {} s",
+            wait.as_secs()
+        ),
+        None => format!("GitHub's rate limit was hit ({message})"),
+    }
+}
+
+/// The REST change probe for one API base and token.
+#[derive(Clone)]
+pub struct Probe {
+    crab: octocrab::Octocrab,
+    /// The base's path (`/api/v3` on Enterprise Server, else empty), put before every route:
+    /// requests name only a path, so that octocrab sends the token to its base host alone.
+    prefix: String,
+    base: String,
+    policy: ProbePolicy,
+}
+
+impl fmt::Debug for Probe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Probe")
+            .field("base", &self.base)
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What one request gave.
+enum Answer {
+    NotModified,
+    Fresh { etag: Option<String>, body: String },
+}
+
+/// Why one attempt failed: worth another, or not.
+enum Failure {
+    Retry(String),
+    Fatal(ProbeError),
+}
+
+/// Changes one poll makes, applied to the cache only once every request succeeded.
+#[derive(Default)]
+struct Round {
+    requests: u32,
+    not_modified: u32,
+    changed: Vec<Resource>,
+    updates: Vec<(String, CacheEntry)>,
+}
+
+impl Probe {
+    /// A probe of the REST API at `rest_base` (`https://api.github.com`, or
+    /// `https://HOST/api/v3` for Enterprise Server; see [`crate::host::Endpoints::rest`]),
+    /// authenticating with `token`, with the default [`ProbePolicy`].
+    ///
+    /// Must be called inside a tokio runtime.
+    ///
+    /// # Errors
+    /// [`ProbeError::Build`] when `rest_base` is not an absolute `http(s)` URL, or the token
+    /// holds characters an HTTP header cannot carry.
+    pub fn new(rest_base: &str, token: &Token) -> Result<Self, ProbeError> {
+        let full: http::Uri = rest_base
+            .trim_end_matches('/')
+            .parse()
+            .map_err(|e| ProbeError::Build(format!("`{rest_base}`: {e}")))?;
+        let (Some(scheme @ ("http" | "https")), Some(authority)) =
+            (full.scheme_str(), full.authority())
+        else {
+            return Err(ProbeError::Build(format!(
+                "`{rest_base}` is not an absolute http(s) URL"
+            )));
+        };
+        if full.query().is_some() {
+            return Err(ProbeError::Build(format!(
+                "`{rest_base}` has a query; a REST base is a scheme, a host and a path"
+            )));
+        }
+        let base = format!("{scheme}://{authority}/");
+        let prefix = full.path().trim_end_matches('/').to_owned();
+        // octocrab's builder would panic on a token no header can carry: refuse it first.
+        if HeaderValue::from_str(&format!("Bearer {}", token.expose())).is_err() {
+            return Err(ProbeError::Build(
+                "the token holds characters an HTTP header cannot carry".to_owned(),
+            ));
+        }
+        // Only the connection has a timeout of octocrab's: the answer's is the policy's
+        // `request_timeout`, which `with_policy` may change after this.
+        let crab = octocrab::Octocrab::builder()
+            .base_uri(base.as_str())
+            .map_err(|e| ProbeError::Build(format!("`{base}`: {e}")))?
+            .personal_token(token.expose().to_owned())
+            .set_connect_timeout(Some(Duration::from_secs(10)))
+            .build()
+            .map_err(|e| ProbeError::Build(e.to_string()))?;
+        Ok(Self {
+            crab,
+            base: format!("{scheme}://{authority}{prefix}"),
+            prefix,
+            policy: ProbePolicy::default(),
+        })
+    }
+
+    /// Retries and waits as `policy` says.
+    #[must_use]
+    pub fn with_policy(mut self, policy: ProbePolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Asks whether pull request `repo#number` changed since `cache` was last updated, and
+    /// updates `cache` (only when the whole poll succeeds).
+    ///
+    /// # Errors
+    /// A [`ProbeError`] for the first request that failed; `cache` is then left as it was.
+    pub async fn poll(
+        &self,
+        cache: &mut ProbeCache,
+        repo: &RepoId,
+        number: u64,
+    ) -> Result<ProbeOutcome, ProbeError> {
+        let root = format!(
+            "/repos/{}/{}",
+            path_segment(&repo.owner),
+            path_segment(&repo.name)
+        );
+        let mut round = Round::default();
+
+        let pull_path = format!("{root}/pulls/{number}");
+        let previous_head = cache.pull(&pull_path).map(|p| p.head_sha.clone());
+        let Summary::Pull(pull) = self
+            .fetch(cache, &mut round, Resource::Pull, &pull_path, parse_pull)
+            .await?
+        else {
+            return Err(malformed(
+                &pull_path,
+                "the cached answer is not a pull request",
+            ));
+        };
+
+        let lists = [
+            (
+                Resource::IssueComments,
+                format!("{root}/issues/{number}/comments?per_page=100"),
+            ),
+            (
+                Resource::Reviews,
+                format!("{root}/pulls/{number}/reviews?per_page=100"),
+            ),
+            (
+                Resource::ReviewComments,
+                format!("{root}/pulls/{number}/comments?per_page=100"),
+            ),
+        ];
+        for (resource, path) in &lists {
+            self.fetch(cache, &mut round, *resource, path, parse_count)
+                .await?;
+        }
+
+        let (runs_path, status_path) = check_paths(&root, &pull.head_sha);
+        let runs = match self
+            .fetch(
+                cache,
+                &mut round,
+                Resource::CheckRuns,
+                &runs_path,
+                parse_runs,
+            )
+            .await?
+        {
+            Summary::CheckRuns(runs) => runs.runs,
+            _ => return Err(malformed(&runs_path, "the cached answer is not check runs")),
+        };
+        let statuses = match self
+            .fetch(
+                cache,
+                &mut round,
+                Resource::Status,
+                &status_path,
+                parse_status,
+            )
+            .await?
+        {
+            Summary::Status(status) => status.statuses,
+            _ => return Err(malformed(&status_path, "the cached answer is not a status")),
+        };
+
+        // A new head means new check URLs; say so even if they happen to be cached.
+        let moved = previous_head.as_ref().is_some_and(|h| h != &pull.head_sha);
+        if moved {
+            for resource in [Resource::CheckRuns, Resource::Status] {
+                if !round.changed.contains(&resource) {
+                    round.changed.push(resource);
+                }
+            }
+        }
+        round.changed.sort();
+
+        if let Some(old) = previous_head.filter(|_| moved) {
+            let (old_runs, old_status) = check_paths(&root, &old);
+            cache.entries.remove(&old_runs);
+            cache.entries.remove(&old_status);
+        }
+        cache.entries.extend(round.updates);
+
+        let checks = ChecksSummary::merge(
+            runs.iter()
+                .map(|r| (r.name.as_str(), r.status.as_str(), r.conclusion.as_deref())),
+            statuses
+                .iter()
+                .map(|s| (s.context.as_str(), s.state.as_str())),
+        );
+        Ok(ProbeOutcome {
+            head_sha: pull.head_sha,
+            pr_state: pull.state,
+            merged: pull.merged,
+            updated_at: pull.updated_at,
+            changed: round.changed,
+            checks,
+            requests: round.requests,
+            not_modified: round.not_modified,
+        })
+    }
+
+    /// Asks `path` (with the cached `ETag`, if any) and gives the summary, fresh or cached.
+    async fn fetch(
+        &self,
+        cache: &ProbeCache,
+        round: &mut Round,
+        resource: Resource,
+        path: &str,
+        parse: fn(&serde_json::Value) -> Result<Summary, String>,
+    ) -> Result<Summary, ProbeError> {
+        // An entry of the wrong kind (a hand-edited state file) is ignored rather than trusted:
+        // without its ETag the answer is a 200, which replaces it.
+        let cached = cache
+            .entries
+            .get(path)
+            .filter(|c| c.summary.answers(resource));
+        let etag = cached.and_then(|c| c.etag.as_deref());
+        match self.get(path, etag, &mut round.requests).await? {
+            Answer::NotModified => {
+                round.not_modified += 1;
+                match cached {
+                    Some(c) if etag.is_some() => Ok(c.summary.clone()),
+                    _ => Err(malformed(
+                        path,
+                        "304 Not Modified to a request without an ETag",
+                    )),
+                }
+            }
+            Answer::Fresh { etag: fresh, body } => {
+                let json: serde_json::Value = serde_json::from_str(&body)
+                    .map_err(|e| malformed(path, &format!("{e}: {}", shorten(&body))))?;
+                let summary = parse(&json).map_err(|reason| malformed(path, &reason))?;
+                let changed = cached.is_none_or(|c| match (&c.etag, &fresh) {
+                    (Some(old), Some(new)) => old != new || c.summary != summary,
+                    _ => true,
+                });
+                if changed {
+                    round.changed.push(resource);
+                }
+                round.updates.push((
+                    path.to_owned(),
+                    CacheEntry {
+                        etag: fresh,
+                        summary: summary.clone(),
+                    },
+                ));
+                Ok(summary)
+            }
+        }
+    }
+
+    /// One `GET`, retried on 5xx answers, timeouts and connection failures.
+    async fn get(
+        &self,
+        path: &str,
+        etag: Option<&str>,
+        requests: &mut u32,
+    ) -> Result<Answer, ProbeError> {
+        let max_attempts = self.policy.max_attempts.max(1);
+        let mut backoff = self.policy.base_backoff;
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            *requests += 1;
+            match self.attempt(path, etag).await {
+                Ok(answer) => return Ok(answer),
+                Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::Retry(last)) if attempts >= max_attempts => {
+                    return Err(ProbeError::Unavailable { attempts, last });
+                }
+                Err(Failure::Retry(_)) => {
+                    tokio::time::sleep(backoff).await;
+                    backoff = backoff.saturating_mul(2);
+                }
+            }
+        }
+    }
+
+    async fn attempt(&self, path: &str, etag: Option<&str>) -> Result<Answer, Failure> {
+        let uri: http::Uri = format!("{}{path}", self.prefix)
+            .parse()
+            .map_err(|e| Failure::Fatal(ProbeError::Build(format!("`{path}`: {e}"))))?;
+        let mut headers = HeaderMap::new();
+        headers.insert(http::header::ACCEPT, HeaderValue::from_static(ACCEPT));
+        headers.insert(
+            "x-github-api-version",
+            HeaderValue::from_static(API_VERSION),
+        );
+        // A cached ETag a header cannot carry (a hand-edited state file) is not sent: the
+        // answer is then a 200 and counts as a change, which is safe.
+        if let Some(value) = etag.and_then(|e| HeaderValue::from_str(e).ok()) {
+            headers.insert(http::header::IF_NONE_MATCH, value);
+        }
+        let timeout = self.policy.request_timeout;
+        let response =
+            match tokio::time::timeout(timeout, self.crab._get_with_headers(uri, Some(headers)))
+                .await
+            {
+                Err(_) => {
+                    return Err(Failure::Retry(format!(
+                        "no answer within {} s",
+                        timeout.as_secs()
+                    )));
+                }
+                Ok(Err(e)) => {
+                    return Err(Failure::Retry(format!(
+                        "connection failed: {}",
+                        shorten(&e.to_string())
+                    )));
+                }
+                Ok(Ok(r)) => r,
+            };
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match tokio::time::timeout(timeout, self.crab.body_to_string(response)).await {
+            Ok(Ok(body)) => body,
+            Ok(Err(e)) => {
+                return Err(Failure::Retry(format!(
+                    "the answer was cut off: {}",
+                    shorten(&e.to_string())
+                )));
+            }
+            Err(_) => return Err(Failure::Retry("the answer stalled".to_owned())),
+        };
+        classify(path, status, &headers, body)
+    }
+}
+
+/// Sorts an answer into a result, a retry, or a typed error.
+fn classify(
+    path: &str,
+    status: StatusCode,
+    headers: &HeaderMap,
+    body: String,
+) -> Result<Answer, Failure> {
+    if status == StatusCode::NOT_MODIFIED {
+        return Ok(Answer::NotModified);
+    }
+    if status.is_success() {
+        let etag = headers
+            .get(http::header::ETAG)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        return Ok(Answer::Fresh { etag, body });
+    }
+    if status.is_server_error() {
+        return Err(Failure::Retry(format!(
+            "GitHub answered HTTP {}",
+            status.as_u16()
+        )));
+    }
+    let message = error_message(&body);
+    let fatal = match status {
+        StatusCode::UNAUTHORIZED => ProbeError::BadCredentials,
+        StatusCode::NOT_FOUND => ProbeError::NotFound {
+            path: path.to_owned(),
+        },
+        StatusCode::FORBIDDEN | StatusCode::TOO_MANY_REQUESTS
+            if status == StatusCode::TOO_MANY_REQUESTS
+                || message.to_ascii_lowercase().contains("rate limit")
+                || header_u64(headers, "x-ratelimit-remaining") == Some(0) =>
+        {
+            ProbeError::RateLimited {
+                retry_after: limit_wait(headers),
+                message,
+            }
+        }
+        _ => ProbeError::Http {
+            status: status.as_u16(),
+            message,
+        },
+    };
+    Err(Failure::Fatal(fatal))
+}
+
+/// How long a rate limit asks to wait: `retry-after`, else the reset time when nothing is left.
+fn limit_wait(headers: &HeaderMap) -> Option<Duration> {
+    if let Some(secs) = header_u64(headers, "retry-after") {
+        return Some(Duration::from_secs(secs));
+    }
+    if header_u64(headers, "x-ratelimit-remaining") != Some(0) {
+        return None;
+    }
+    let reset = header_u64(headers, "x-ratelimit-reset")?;
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    Some(Duration::from_secs(reset.saturating_sub(now) + 1))
+}
+
+fn header_u64(headers: &HeaderMap, name: &str) -> Option<u64> {
+    headers.get(name)?.to_str().ok()?.trim().parse().ok()
+}
+
+/// GitHub's `message`, or the body itself, shortened to one line.
+fn error_message(body: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v.get("message")?.as_str().map(shorten))
+        .unwrap_or_else(|| shorten(body))
+}
+
+fn shorten(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out: String = one_line.chars().take(200).collect();
+    if one_line.chars().count() > 200 {
+        out.push('…');
+    }
+    out
+}
+
+fn malformed(path: &str, reason: &str) -> ProbeError {
+    ProbeError::Malformed {
+        path: path.to_owned(),
+        reason: reason.to_owned(),
+    }
+}
+
+/// The check-run and status paths of commit `sha`.
+fn check_paths(root: &str, sha: &str) -> (String, String) {
+    (
+        format!("{root}/commits/{sha}/check-runs?per_page=100"),
+        format!("{root}/commits/{sha}/status"),
+    )
+}
+
+/// `text` as one path segment: anything but RFC 3986's unreserved characters percent-encoded,
+/// so that no name can add a segment or a query.
+fn path_segment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn text(v: Option<&serde_json::Value>) -> Option<&str> {
+    v.and_then(serde_json::Value::as_str)
+}
+
+fn parse_pull(json: &serde_json::Value) -> Result<Summary, String> {
+    let head_sha = text(json.pointer("/head/sha")).ok_or("no `head.sha`")?;
+    // The sha goes into the next paths: only a commit id may.
+    if head_sha.is_empty()
+        || head_sha.len() > 64
+        || !head_sha.bytes().all(|b| b.is_ascii_hexdigit())
+    {
+        return Err(format!(
+            "`head.sha` {:?} is not a commit id",
+            shorten(head_sha)
+        ));
+    }
+    let state = text(json.get("state")).ok_or("no `state`")?;
+    let merged = json
+        .get("merged")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false)
+        || json.get("merged_at").is_some_and(|v| !v.is_null());
+    Ok(Summary::Pull(PullSummary {
+        head_sha: head_sha.to_owned(),
+        state: state.to_owned(),
+        updated_at: text(json.get("updated_at")).unwrap_or_default().to_owned(),
+        merged,
+    }))
+}
+
+fn parse_count(json: &serde_json::Value) -> Result<Summary, String> {
+    let items = json.as_array().ok_or("not a list")?;
+    Ok(Summary::Count(CountSummary { count: items.len() }))
+}
+
+fn parse_runs(json: &serde_json::Value) -> Result<Summary, String> {
+    #[derive(Deserialize)]
+    struct Wire {
+        check_runs: Vec<CheckRun>,
+    }
+    let wire = Wire::deserialize(json).map_err(|e| e.to_string())?;
+    Ok(Summary::CheckRuns(CheckRunsSummary {
+        runs: wire.check_runs,
+    }))
+}
+
+fn parse_status(json: &serde_json::Value) -> Result<Summary, String> {
+    let status = StatusSummary::deserialize(json).map_err(|e| e.to_string())?;
+    Ok(Summary::Status(status))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ChecksState::{Failure, Pending, Success};
+
+    type Run = (&'static str, &'static str, Option<&'static str>);
+    type Status = (&'static str, &'static str);
+    /// Runs, statuses, and the state, failing and pending names expected.
+    type Row = (
+        &'static [Run],
+        &'static [Status],
+        Option<ChecksState>,
+        &'static [&'static str],
+        &'static [&'static str],
+    );
+
+    #[test]
+    fn checks_roll_up_table() {
+        let rows: &[Row] = &[
+            (&[], &[], None, &[], &[]),
+            (
+                &[("b", "completed", Some("success"))],
+                &[],
+                Some(Success),
+                &[],
+                &[],
+            ),
+            (
+                &[("b", "completed", Some("neutral"))],
+                &[],
+                Some(Success),
+                &[],
+                &[],
+            ),
+            (
+                &[("b", "completed", Some("skipped"))],
+                &[],
+                Some(Success),
+                &[],
+                &[],
+            ),
+            (&[("b", "queued", None)], &[], Some(Pending), &[], &["b"]),
+            (
+                &[("b", "in_progress", None)],
+                &[],
+                Some(Pending),
+                &[],
+                &["b"],
+            ),
+            (
+                &[
+                    ("b", "completed", Some("failure")),
+                    ("t", "in_progress", None),
+                ],
+                &[],
+                Some(Failure),
+                &["b"],
+                &["t"],
+            ),
+            (
+                &[("b", "completed", Some("timed_out"))],
+                &[],
+                Some(Failure),
+                &["b"],
+                &[],
+            ),
+            (
+                &[("b", "completed", Some("cancelled"))],
+                &[],
+                Some(Failure),
+                &["b"],
+                &[],
+            ),
+            (
+                &[("b", "completed", Some("action_required"))],
+                &[],
+                Some(Failure),
+                &["b"],
+                &[],
+            ),
+            (
+                &[("b", "completed", Some("startup_failure"))],
+                &[],
+                Some(Failure),
+                &["b"],
+                &[],
+            ),
+            (&[], &[("s", "success")], Some(Success), &[], &[]),
+            (&[], &[("s", "pending")], Some(Pending), &[], &["s"]),
+            (&[], &[("s", "error")], Some(Failure), &["s"], &[]),
+            (&[], &[("s", "failure")], Some(Failure), &["s"], &[]),
+            (
+                &[("b", "completed", Some("success"))],
+                &[("s", "pending")],
+                Some(Pending),
+                &[],
+                &["s"],
+            ),
+            // The same name twice (a matrix) is named once.
+            (
+                &[
+                    ("b", "completed", Some("failure")),
+                    ("b", "completed", Some("failure")),
+                ],
+                &[],
+                Some(Failure),
+                &["b"],
+                &[],
+            ),
+        ];
+        for (runs, statuses, state, failing, pending) in rows {
+            let summary = ChecksSummary::merge(runs.iter().copied(), statuses.iter().copied());
+            assert_eq!(summary.state, *state, "{runs:?} {statuses:?}");
+            assert_eq!(summary.failing, *failing, "{runs:?} {statuses:?}");
+            assert_eq!(summary.pending, *pending, "{runs:?} {statuses:?}");
+        }
+    }
+
+    /// Every pair of checks from a small domain: the state follows from the lists, and each
+    /// failing or pending name is one of the checks.
+    #[test]
+    fn checks_roll_up_properties_over_every_pair() {
+        let statuses = ["queued", "in_progress", "completed", "waiting", ""];
+        let conclusions = [
+            None,
+            Some("success"),
+            Some("failure"),
+            Some("neutral"),
+            Some("cancelled"),
+            Some("skipped"),
+            Some("timed_out"),
+            Some("action_required"),
+            Some("startup_failure"),
+            Some("stale"),
+            Some("weird"),
+        ];
+        let states = ["error", "failure", "pending", "success", "weird"];
+        let mut runs: Vec<Run> = Vec::new();
+        for (i, status) in statuses.iter().enumerate() {
+            for conclusion in &conclusions {
+                runs.push((["r0", "r1", "r2", "r3", "r4"][i], status, *conclusion));
+            }
+        }
+        let contexts: Vec<Status> = states.iter().map(|s| ("ctx", *s)).collect();
+        let mut cases: Vec<(Vec<Run>, Vec<Status>)> = Vec::new();
+        for a in &runs {
+            for b in &runs {
+                cases.push((vec![*a, *b], vec![]));
+            }
+            for s in &contexts {
+                cases.push((vec![*a], vec![*s]));
+            }
+        }
+        for (runs, statuses) in cases {
+            let summary = ChecksSummary::merge(runs.iter().copied(), statuses.iter().copied());
+            let expected = if !summary.failing.is_empty() {
+                Failure
+            } else if !summary.pending.is_empty() {
+                Pending
+            } else {
+                Success
+            };
+            assert_eq!(summary.state, Some(expected), "{runs:?} {statuses:?}");
+            let names: Vec<&str> = runs
+                .iter()
+                .map(|r| r.0)
+                .chain(statuses.iter().map(|s| s.0))
+                .collect();
+            for name in summary.failing.iter().chain(&summary.pending) {
+                assert!(names.contains(&name.as_str()), "{name}");
+            }
+            for (name, _, conclusion) in &runs {
+                if is_failed_conclusion(*conclusion) {
+                    assert!(summary.failing.iter().any(|n| n == name));
+                }
+            }
+            let failed_status = statuses
+                .iter()
+                .any(|(_, s)| *s == "error" || *s == "failure");
+            assert!(!failed_status || summary.failing.iter().any(|n| n == "ctx"));
+        }
+    }
+
+    #[test]
+    fn path_segments_cannot_escape() {
+        assert_eq!(path_segment("acme"), "acme");
+        assert_eq!(path_segment("my.repo-x_y~"), "my.repo-x_y~");
+        assert_eq!(path_segment("a/b?c#d"), "a%2Fb%3Fc%23d");
+        assert_eq!(path_segment(".."), "..");
+        assert_eq!(path_segment("é"), "%C3%A9");
+    }
+
+    #[test]
+    fn pull_answers_must_name_a_commit() {
+        let ok = serde_json::json!({"head": {"sha": "abc123"}, "state": "open", "updated_at": "t"});
+        assert!(parse_pull(&ok).is_ok());
+        for bad in [
+            serde_json::json!({"state": "open"}),
+            serde_json::json!({"head": {"sha": "../../x"}, "state": "open"}),
+            serde_json::json!({"head": {"sha": ""}, "state": "open"}),
+            serde_json::json!({"head": {"sha": 7}, "state": "open"}),
+            serde_json::json!({"head": {"sha": "abc"}}),
+            serde_json::json!([]),
+        ] {
+            assert!(parse_pull(&bad).is_err(), "{bad}");
+        }
+        let merged =
+            serde_json::json!({"head": {"sha": "ab"}, "state": "closed", "merged_at": "t"});
+        let Ok(Summary::Pull(pull)) = parse_pull(&merged) else {
+            panic!("a pull request")
+        };
+        assert!(pull.merged);
+    }
+
+    #[test]
+    fn lists_and_checks_parse_or_say_why() {
+        assert!(parse_count(&serde_json::json!({"message": "x"})).is_err());
+        assert!(parse_runs(&serde_json::json!({"check_runs": [{"status": "queued"}]})).is_err());
+        assert!(parse_runs(&serde_json::json!([])).is_err());
+        assert!(parse_status(&serde_json::json!({"statuses": [{"state": "x"}]})).is_err());
+        let Ok(Summary::Status(status)) = parse_status(&serde_json::json!({})) else {
+            panic!("a status")
+        };
+        assert!(status.statuses.is_empty());
+    }
+
+    #[test]
+    fn errors_are_classified() {
+        let mut headers = HeaderMap::new();
+        let fatal = |status: u16, headers: &HeaderMap, body: &str| match classify(
+            "/p",
+            StatusCode::from_u16(status).unwrap(),
+            headers,
+            body.to_owned(),
+        ) {
+            Err(super::Failure::Fatal(e)) => e,
+            Err(super::Failure::Retry(why)) => panic!("{status} retried: {why}"),
+            Ok(_) => panic!("{status} accepted"),
+        };
+        assert!(matches!(
+            fatal(401, &headers, "{}"),
+            ProbeError::BadCredentials
+        ));
+        assert!(matches!(
+            fatal(404, &headers, "{}"),
+            ProbeError::NotFound { .. }
+        ));
+        assert!(matches!(
+            fatal(
+                403,
+                &headers,
+                r#"{"message":"Resource not accessible by integration"}"#
+            ),
+            ProbeError::Http { status: 403, .. }
+        ));
+        assert!(matches!(
+            fatal(429, &headers, "slow down"),
+            ProbeError::RateLimited {
+                retry_after: None,
+                ..
+            }
+        ));
+        headers.insert("retry-after", HeaderValue::from_static("30"));
+        let limited = fatal(
+            403,
+            &headers,
+            r#"{"message":"You have exceeded a secondary rate limit"}"#,
+        );
+        assert!(
+            matches!(limited, ProbeError::RateLimited { retry_after: Some(d), .. } if d == Duration::from_secs(30)),
+            "{limited}"
+        );
+        assert!(limited.to_string().contains("retry in 30 s"), "{limited}");
+        assert!(matches!(
+            classify(
+                "/p",
+                StatusCode::BAD_GATEWAY,
+                &HeaderMap::new(),
+                "<html>".into()
+            ),
+            Err(super::Failure::Retry(_))
+        ));
+        assert!(matches!(
+            classify(
+                "/p",
+                StatusCode::NOT_MODIFIED,
+                &HeaderMap::new(),
+                String::new()
+            ),
+            Ok(Answer::NotModified)
+        ));
+    }
+
+    #[test]
+    fn the_cache_round_trips_in_camel_case() {
+        let mut cache = ProbeCache::new();
+        cache.entries.insert(
+            "/repos/a/b/pulls/1".into(),
+            CacheEntry {
+                etag: Some("W/\"1\"".into()),
+                summary: Summary::Pull(PullSummary {
+                    head_sha: "ab".into(),
+                    state: "open".into(),
+                    updated_at: "t".into(),
+                    merged: false,
+                }),
+            },
+        );
+        let text = serde_json::to_string(&cache).unwrap();
+        assert!(text.contains("\"headSha\":\"ab\""), "{text}");
+        assert!(text.contains("\"kind\":\"pull\""), "{text}");
+        let back: ProbeCache = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, cache);
+        let empty: ProbeCache = serde_json::from_str("{}").unwrap();
+        assert!(empty.is_empty());
+    }
+}
