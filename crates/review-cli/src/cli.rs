@@ -24,6 +24,7 @@ enum Command {
     Watch(commands::watch::WatchArgs),
     Decide(commands::decide::DecideArgs),
     Fence(commands::fence::FenceArgs),
+    CommitRound(commands::commit_round::CommitRoundArgs),
     Snapshot(commands::snapshot::SnapshotArgs),
 }
 
@@ -50,6 +51,7 @@ pub fn run() -> Result<(), CliError> {
             Command::Watch(args) => commands::watch::run(args).await,
             Command::Decide(args) => commands::decide::run(args).await,
             Command::Fence(args) => commands::fence::run(args).await,
+            Command::CommitRound(args) => commands::commit_round::run(args).await,
             Command::Snapshot(args) => commands::snapshot::run(args).await,
         }
     })

@@ -231,6 +231,53 @@ impl GitVcs {
         Ok(remote)
     }
 
+    /// Which of `paths` have changes in the working tree (or the index) against HEAD, untracked
+    /// files included.
+    pub fn changed(&self, paths: &[String]) -> Result<Vec<String>, GitError> {
+        if paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut tracked = vec!["diff", "--name-only", "HEAD", "--"];
+        tracked.extend(paths.iter().map(String::as_str));
+        let mut untracked = vec!["ls-files", "--others", "--exclude-standard", "--"];
+        untracked.extend(paths.iter().map(String::as_str));
+        let listed = format!("{}\n{}", self.run(&tracked)?, self.run(&untracked)?);
+        Ok(paths
+            .iter()
+            .filter(|p| listed.lines().any(|l| l == p.as_str()))
+            .cloned()
+            .collect())
+    }
+
+    /// Commits exactly `paths` (stated one by one: never `add -A`) with `message`, letting the
+    /// repository's hooks run. Returns the new commit's abbreviated id (at least 7 characters).
+    /// When the commit is refused (a hook, nothing to commit), the paths are unstaged again and
+    /// the working tree is left as it was.
+    pub fn commit_paths_exactly(
+        &self,
+        paths: &[String],
+        message: &str,
+    ) -> Result<String, GitError> {
+        for p in paths {
+            review_core::ports::check_repo_path(p).map_err(|e| GitError::Failed {
+                args: format!("add -- {p}"),
+                message: e.to_string(),
+            })?;
+        }
+        let mut add = vec!["add", "--"];
+        add.extend(paths.iter().map(String::as_str));
+        self.run(&add)?;
+        let mut commit = vec!["commit", "--quiet", "--message", message, "--"];
+        commit.extend(paths.iter().map(String::as_str));
+        if let Err(e) = self.run(&commit) {
+            let mut reset = vec!["reset", "--quiet", "--"];
+            reset.extend(paths.iter().map(String::as_str));
+            let _ = self.run(&reset);
+            return Err(e);
+        }
+        self.run(&["rev-parse", "--short=7", "HEAD"])
+    }
+
     /// Whether `commit` exists locally.
     pub fn has_commit(&self, commit: &str) -> bool {
         self.run(&["cat-file", "-e", &format!("{commit}^{{commit}}")])
@@ -242,9 +289,9 @@ impl GitVcs {
         self.run(&["merge-base", "--is-ancestor", a, b]).is_ok()
     }
 
-    /// The commits of `range` (anything `git log` takes), newest first, each with the thread its
-    /// `Review-Thread:` trailer names, if any.
-    pub fn fix_commits(&self, range: &[&str]) -> Result<Vec<(String, Option<String>)>, GitError> {
+    /// The commits of `range` (anything `git log` takes), newest first, each with the threads
+    /// its `Review-Thread:` trailers name (a round commit of the review loop names several).
+    pub fn fix_commits(&self, range: &[&str]) -> Result<Vec<(String, Vec<String>)>, GitError> {
         let mut args = vec!["log", "--format=%H%x1f%B%x1e"];
         args.extend_from_slice(range);
         let out = self.run(&args)?;
@@ -252,13 +299,13 @@ impl GitVcs {
             .split('\u{1e}')
             .filter_map(|entry| {
                 let (sha, body) = entry.trim().split_once('\u{1f}')?;
-                let thread = body
+                let threads = body
                     .lines()
-                    .rev()
-                    .find_map(|l| l.trim().strip_prefix(THREAD_TRAILER))
+                    .filter_map(|l| l.trim().strip_prefix(THREAD_TRAILER))
                     .map(|t| t.trim().to_owned())
-                    .filter(|t| !t.is_empty());
-                Some((sha.trim().to_owned(), thread))
+                    .filter(|t| !t.is_empty())
+                    .collect();
+                Some((sha.trim().to_owned(), threads))
             })
             .collect())
     }

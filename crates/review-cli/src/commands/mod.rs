@@ -1,5 +1,6 @@
 //! One module per subcommand, each with its arguments and a `run` function.
 
+pub mod commit_round;
 pub mod common;
 pub mod decide;
 pub mod fence;

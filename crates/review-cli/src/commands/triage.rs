@@ -832,15 +832,15 @@ fn fix_history(vcs: &GitVcs, pr: &PullRequest) -> Result<(FixHistory, bool), Cli
         ));
         return Ok((history, false));
     }
-    for (sha, thread) in vcs
+    for (sha, threads) in vcs
         .fix_commits(&["-n", "1000", pr_head])
         .map_err(git_error)?
     {
-        if let Some(thread) = thread {
+        for thread in threads {
             history
                 .landed
                 .entry(ThreadId(thread))
-                .or_insert(CommitId(sha));
+                .or_insert_with(|| CommitId(sha.clone()));
         }
     }
     if head.0 == pr_head {
@@ -852,13 +852,13 @@ fn fix_history(vcs: &GitVcs, pr: &PullRequest) -> Result<(FixHistory, bool), Cli
     let ahead = vcs
         .fix_commits(&[&format!("{pr_head}..HEAD")])
         .map_err(git_error)?;
-    let ours_only = ahead.iter().all(|(_, thread)| thread.is_some());
-    for (sha, thread) in ahead {
-        if let Some(thread) = thread {
+    let ours_only = ahead.iter().all(|(_, threads)| !threads.is_empty());
+    for (sha, threads) in ahead {
+        for thread in threads {
             history
                 .pending
                 .entry(ThreadId(thread))
-                .or_insert(CommitId(sha));
+                .or_insert_with(|| CommitId(sha.clone()));
         }
     }
     Ok((history, ours_only))

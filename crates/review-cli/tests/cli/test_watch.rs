@@ -59,7 +59,16 @@ impl Loop {
         full.extend(["1", "--repo", "acme/widgets"]);
         self.env.run_with(
             &full,
-            &[("GITHUB_GRAPHQL_URL", &graphql), ("GITHUB_API_URL", &rest)],
+            &[
+                ("GITHUB_GRAPHQL_URL", &graphql),
+                ("GITHUB_API_URL", &rest),
+                ("GIT_CONFIG_GLOBAL", "/dev/null"),
+                ("GIT_CONFIG_NOSYSTEM", "1"),
+                ("GIT_AUTHOR_NAME", "review"),
+                ("GIT_AUTHOR_EMAIL", "review@example.com"),
+                ("GIT_COMMITTER_NAME", "review"),
+                ("GIT_COMMITTER_EMAIL", "review@example.com"),
+            ],
         )
     }
 
@@ -433,5 +442,144 @@ async fn unanswered_findings_are_escalated_and_concurrent_decides_lose_nothing()
         d.seen.len() + d.escalated.len(),
         7,
         "one outcome per finding"
+    );
+}
+
+fn git_out(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_round_is_one_commit_of_the_fixed_files_only_and_its_replies_cite_it() {
+    let lp = Loop::start().await;
+    let dir = lp.env.dir().to_path_buf();
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("src/cache.rs"), "pub struct Cache;\n").unwrap();
+    std::fs::write(dir.join("notes.txt"), "mine\n").unwrap();
+    git(&dir, &["add", "."]);
+    git(
+        &dir,
+        &[
+            "-c",
+            "user.name=Dana",
+            "-c",
+            "user.email=d@example.com",
+            "commit",
+            "-q",
+            "-m",
+            "start",
+        ],
+    );
+    lp.poll();
+    let fp = lp.state().pending[0].fingerprint.clone();
+    let valid = r#"{"verdict": "VALID", "reasoning": "the cache now evicts its oldest entry when full",
+      "evidence": ["src/cache.rs:1"], "fixSketch": "an LRU bound"}"#;
+    assert_eq!(lp.decide(&fp, valid).code, 0);
+    std::fs::write(
+        dir.join("src/cache.rs"),
+        "pub struct Cache { max: usize }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("notes.txt"), "my unsaved work\n").unwrap();
+    let commits = || git_out(&dir, &["rev-list", "--count", "HEAD"]);
+
+    // Failing checks, then a refusing hook: the round stops, nothing committed or staged.
+    let out = lp.run(&["commit-round", "--check-cmd", "echo broken >&2; exit 1"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("checks failed"), "{}", out.stderr);
+    std::fs::write(
+        dir.join(".git/hooks/pre-commit"),
+        "#!/bin/sh\necho lint failed >&2\nexit 1\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            dir.join(".git/hooks/pre-commit"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+    }
+    let out = lp.run(&["commit-round"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("refused"), "{}", out.stderr);
+    assert_eq!(commits(), "1");
+    assert_eq!(
+        git_out(&dir, &["diff", "--cached", "--name-only"]),
+        "",
+        "nothing left staged"
+    );
+    assert_eq!(
+        lp.decisions().seen[&fp].resolved_sha,
+        None,
+        "still unresolved"
+    );
+    std::fs::remove_file(dir.join(".git/hooks/pre-commit")).unwrap();
+
+    // Then it goes through: one commit, of the fixed file only.
+    let out = lp.run(&["commit-round", "--check-cmd", "true"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(commits(), "2");
+    let sha = git_out(&dir, &["rev-parse", "--short=7", "HEAD"]);
+    assert_eq!(
+        git_out(&dir, &["show", "--name-only", "--format=", "HEAD"]),
+        "src/cache.rs"
+    );
+    let message = git_out(&dir, &["log", "-1", "--format=%B"]);
+    assert!(
+        message.starts_with("fix: address review findings (round 1)"),
+        "{message}"
+    );
+    assert!(message.contains("Review-Thread: A"), "{message}");
+    assert!(message.lines().all(|l| l.chars().count() <= 100));
+    assert_eq!(
+        git_out(&dir, &["status", "--porcelain"]),
+        "M notes.txt\n?? answer.json",
+        "the user's other work is left alone"
+    );
+    assert!(out.stdout.contains("FIXED"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .trim_end()
+            .ends_with(&format!("{sha} — ready to push.")),
+        "{}",
+        out.stdout
+    );
+    let d = lp.decisions();
+    assert_eq!(d.seen[&fp].resolved_sha.as_deref(), Some(sha.as_str()));
+    assert_eq!(d.round, 2);
+
+    // The reply cites the commit, so it waits for the push; once the PR's head has it, it goes.
+    let out = lp.respond();
+    assert!(out.stdout.contains("waiting  A"), "{}", out.stdout);
+    assert_eq!(lp.replies_to("A"), 0);
+    let head = git_out(&dir, &["rev-parse", "HEAD"]);
+    lp.github
+        .update_pull_request(&repo(), 1, |pr| pr.head_sha = CommitId(head));
+    let out = lp.respond();
+    assert!(out.stdout.contains("posted   A"), "{}", out.stdout);
+    let body = lp
+        .github
+        .mutations()
+        .into_iter()
+        .find_map(|m| match m {
+            Mutation::Reply(t, body) if t.0 == "A" => Some(body),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        body.contains(&format!(
+            "Fixed in {sha} — the cache now evicts its oldest entry when full."
+        )),
+        "{body}"
     );
 }

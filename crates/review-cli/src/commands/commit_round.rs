@@ -1,0 +1,250 @@
+//! `review commit-round`: one commit for the fixes of the loop's current round, then the
+//! round's summary.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use clap::Args;
+use review_core::decisions::{Decisions, Verdict, round_commit_message};
+use review_core::watch::{FindingKind, WatchState};
+
+use crate::commands::common::{self, PrArgs};
+use crate::error::CliError;
+use crate::git::GitVcs;
+use crate::loop_files::LoopFiles;
+use crate::output;
+
+/// Commit the current round's fixes as one commit (explicit paths, no push), and summarise
+///
+/// The fixes are the round's VALID verdicts (and CONFLICTS_WITH_RULE ones with a fix sketch)
+/// not yet committed. Only the files named with --path are committed (by default the files of
+/// those findings that have changes); nothing else in the worktree is touched. The project's
+/// checks (--check-cmd) run first: if they fail, or a commit hook refuses the commit, the round
+/// stops with nothing committed and its findings unresolved. On success the fixes record the
+/// commit (their replies will cite it), the next round begins, and the summary groups the round
+/// as FIXED / REJECTED / HUMAN / ESCALATED, ending with the commit and "ready to push".
+#[derive(Debug, Args)]
+pub struct CommitRoundArgs {
+    /// The pull request: a number, a URL, or nothing for the open PR of the current branch
+    #[arg(value_name = "PR")]
+    pr: Option<String>,
+
+    /// A file this round edited (repeatable) [default: the round's findings' files that changed]
+    #[arg(long = "path", value_name = "PATH")]
+    paths: Vec<String>,
+
+    /// The project's checks, run with `sh -c` in the repository root before committing
+    #[arg(long, value_name = "COMMAND")]
+    check_cmd: Option<String>,
+
+    /// How long the checks may run, in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 900)]
+    check_timeout: u64,
+
+    /// Also show the summary as a desktop notification, where the system offers one
+    #[arg(long)]
+    notify: bool,
+
+    #[command(flatten)]
+    target: PrArgs,
+}
+
+/// The round's summary.
+pub fn summary(
+    round: u32,
+    decisions: &Decisions,
+    watch: &WatchState,
+    commit: Option<&str>,
+) -> String {
+    let mut text = format!("Round {round}\n");
+    let mut group = |title: &str, lines: Vec<String>| {
+        if !lines.is_empty() {
+            let _ = writeln!(text, "{title}");
+            for l in lines {
+                let _ = writeln!(text, "  - {l}");
+            }
+        }
+    };
+    let in_round = || {
+        decisions
+            .seen
+            .values()
+            .filter(move |s| s.decided_in_round == round)
+    };
+    let fixed: Vec<String> = in_round()
+        .filter(|s| s.resolved_sha.is_some())
+        .map(|s| {
+            format!(
+                "{} ({}): {}",
+                if s.path.is_empty() { "?" } else { &s.path },
+                s.thread_id,
+                first_line(&s.reasoning)
+            )
+        })
+        .collect();
+    group("FIXED", fixed);
+    let rejected: Vec<String> = in_round()
+        .filter(|s| s.resolved_sha.is_none() && s.verdict != Verdict::Valid)
+        .map(|s| {
+            format!(
+                "{} {}: {}",
+                s.verdict,
+                s.thread_id,
+                first_line(&s.reasoning)
+            )
+        })
+        .collect();
+    group("REJECTED", rejected);
+    let mut human: Vec<String> = watch
+        .pending
+        .iter()
+        .filter(|f| f.kind == FindingKind::Human)
+        .map(|f| format!("{} on {} ({})", f.author, f.path, f.thread_id))
+        .collect();
+    human.extend(
+        watch
+            .human_comments
+            .iter()
+            .map(|c| format!("@{} on the conversation ({})", c.author, c.id)),
+    );
+    group("HUMAN", human);
+    let escalated: Vec<String> = decisions
+        .escalated
+        .iter()
+        .filter(|e| e.escalated_in_round == round)
+        .map(|e| format!("{}: {}", e.thread_id, e.reason))
+        .collect();
+    group("ESCALATED", escalated);
+    match commit {
+        Some(sha) => {
+            let _ = writeln!(text, "{sha} — ready to push.");
+        }
+        None => text.push_str("No fixes this round; nothing committed.\n"),
+    }
+    text
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("").trim()
+}
+
+/// Shows `text` as a desktop notification, best effort.
+fn notify(text: &str) {
+    let title = "review";
+    let body: String = text.lines().take(6).collect::<Vec<_>>().join("\n");
+    let tried = if cfg!(target_os = "macos") {
+        let script = format!(
+            "display notification {:?} with title {:?}",
+            body.replace('\n', " · "),
+            title
+        );
+        std::process::Command::new("osascript")
+            .args(["-e", &script])
+            .status()
+    } else {
+        std::process::Command::new("notify-send")
+            .args([title, &body])
+            .status()
+    };
+    if !tried.is_ok_and(|s| s.success()) {
+        output::narrate("[commit-round] no desktop notification could be shown");
+    }
+}
+
+/// Runs `review commit-round`.
+pub async fn run(args: CommitRoundArgs) -> Result<(), CliError> {
+    let (repo, number) = common::pr_number(args.pr.as_deref(), args.target.repo.as_deref()).await?;
+    let vcs = GitVcs::open(&common::cwd()?).map_err(|e| CliError::Usage {
+        message: format!("commit-round commits in a git repository: {e}"),
+        hint: Some("run inside a clone of the pull request's repository".to_owned()),
+    })?;
+    let files = LoopFiles::new(&vcs, &repo, number)?;
+    let decisions = files.load_decisions()?;
+    let watch = files.load_watch()?.unwrap_or_default();
+    let round = decisions.current_round();
+    let fixes = decisions.uncommitted_fixes(round);
+
+    let commit = if fixes.is_empty() {
+        None
+    } else {
+        let paths = if args.paths.is_empty() {
+            let mut candidates: Vec<String> = fixes
+                .iter()
+                .map(|(_, s)| s.path.clone())
+                .filter(|p| !p.is_empty())
+                .collect();
+            candidates.sort();
+            candidates.dedup();
+            vcs.changed(&candidates).map_err(|e| CliError::Other {
+                message: e.to_string(),
+                hint: None,
+            })?
+        } else {
+            args.paths.clone()
+        };
+        if paths.is_empty() {
+            return Err(CliError::Usage {
+                message: format!(
+                    "round {round} has {} fix(es) but none of their files has changes",
+                    fixes.len()
+                ),
+                hint: Some("pass --path for each file the round edited".to_owned()),
+            });
+        }
+        if let Some(check) = &args.check_cmd {
+            output::narrate(&format!("[commit-round] running the checks: {check}"));
+            crate::command::run(
+                check,
+                vcs.root(),
+                "",
+                Duration::from_secs(args.check_timeout),
+            )
+            .map_err(|why| CliError::Other {
+                message: format!("the project's checks failed: {why}"),
+                hint: Some(format!(
+                    "round {round} stopped: nothing was committed and its findings stay unresolved"
+                )),
+            })?;
+        }
+        let items: Vec<(&str, &str, &str)> = fixes
+            .iter()
+            .map(|(_, s)| (s.path.as_str(), s.reasoning.as_str(), s.thread_id.as_str()))
+            .collect();
+        let message = round_commit_message(round, &items);
+        let sha = vcs
+            .commit_paths_exactly(&paths, &message)
+            .map_err(|e| CliError::Other {
+                message: format!("the commit was refused: {e}"),
+                hint: Some(format!(
+                    "round {round} stopped: nothing was committed and its findings stay unresolved; fix what the hook reports, then run commit-round again"
+                )),
+            })?;
+        Some(sha)
+    };
+
+    let fingerprints: Vec<String> = fixes.iter().map(|(fp, _)| (*fp).clone()).collect();
+    let round_had_work = decisions.seen.values().any(|s| s.decided_in_round == round)
+        || decisions
+            .escalated
+            .iter()
+            .any(|e| e.escalated_in_round == round);
+    let decisions = files.update_decisions(|d| {
+        if let Some(sha) = &commit {
+            for fp in &fingerprints {
+                if let Some(seen) = d.seen.get_mut(fp) {
+                    seen.resolved_sha = Some(sha.clone());
+                }
+            }
+        }
+        if round_had_work {
+            d.round = round + 1;
+        }
+        d.clone()
+    })?;
+    let text = summary(round, &decisions, &watch, commit.as_deref());
+    output::stdout(&text).map_err(CliError::Output)?;
+    if args.notify {
+        notify(&text);
+    }
+    Ok(())
+}
