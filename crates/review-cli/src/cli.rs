@@ -25,6 +25,7 @@ enum Command {
     Decide(commands::decide::DecideArgs),
     Fence(commands::fence::FenceArgs),
     CommitRound(commands::commit_round::CommitRoundArgs),
+    Loop(commands::review_loop::LoopArgs),
     Snapshot(commands::snapshot::SnapshotArgs),
 }
 
@@ -52,6 +53,7 @@ pub fn run() -> Result<(), CliError> {
             Command::Decide(args) => commands::decide::run(args).await,
             Command::Fence(args) => commands::fence::run(args).await,
             Command::CommitRound(args) => commands::commit_round::run(args).await,
+            Command::Loop(args) => commands::review_loop::run(args).await,
             Command::Snapshot(args) => commands::snapshot::run(args).await,
         }
     })

@@ -80,52 +80,79 @@ impl CommandFixer {
         });
         serde_json::to_string(&json).map_err(|e| failed(format!("cannot encode the task: {e}")))
     }
+}
 
-    /// The working tree's changed files with their contents.
-    fn tree_state(&self) -> Result<BTreeMap<String, Option<String>>, FixerError> {
-        let dirty = self.vcs.dirty_paths().map_err(|e| failed(e.to_string()))?;
-        dirty
-            .into_iter()
-            .map(|p| {
-                let content = self.vcs.read_file(&p).map_err(|e| failed(e.to_string()))?;
-                Ok((p, content))
-            })
-            .collect()
-    }
+/// The working tree's changed files with their contents.
+fn tree_state(vcs: &GitVcs) -> Result<BTreeMap<String, Option<String>>, String> {
+    let dirty = vcs.dirty_paths().map_err(|e| e.to_string())?;
+    dirty
+        .into_iter()
+        .map(|p| {
+            let content = vcs.read_file(&p).map_err(|e| e.to_string())?;
+            Ok((p, content))
+        })
+        .collect()
+}
 
-    fn run_blocking(&self, input: &str) -> Result<(), FixerError> {
-        crate::command::run(&self.command, self.vcs.root(), input, self.timeout)
-            .map(|_| ())
-            .map_err(|why| failed(format!("the fixer {why}")))
+/// What a fixer command did to the working tree.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Edits {
+    /// The files whose content it changed.
+    pub edited: Vec<String>,
+    /// Those of them that already had changes of the user's before it ran.
+    pub over_user_work: Vec<String>,
+}
+
+/// Runs a fixer `command` in `vcs`'s work tree with `input` on stdin, and finds what it edited
+/// by comparing the working tree before and after. A failure, a timeout or a commit is an
+/// error. Edits to files that were clean before are journaled, so a run killed before the
+/// commit finds them as the tool's own.
+pub fn run_fixer(
+    command: &str,
+    vcs: &GitVcs,
+    input: &str,
+    timeout: Duration,
+) -> Result<Edits, String> {
+    let head_before = vcs.head().map_err(|e| e.to_string())?;
+    let before = tree_state(vcs)?;
+    crate::command::run(command, vcs.root(), input, timeout)
+        .map_err(|why| format!("the fixer {why}"))?;
+    if vcs.head().map_err(|e| e.to_string())? != head_before {
+        return Err("the fixer made a commit; it must only edit files".to_owned());
     }
+    let after = tree_state(vcs)?;
+    let edited: Vec<String> = after
+        .into_iter()
+        .filter(|(path, content)| before.get(path) != Some(content))
+        .map(|(path, _)| path)
+        .collect();
+    for path in edited.iter().filter(|p| !before.contains_key(*p)) {
+        vcs.journal_edit(path).map_err(|e| e.to_string())?;
+    }
+    let over_user_work = edited
+        .iter()
+        .filter(|p| before.contains_key(*p))
+        .cloned()
+        .collect();
+    Ok(Edits {
+        edited,
+        over_user_work,
+    })
 }
 
 #[async_trait]
 impl Fixer for CommandFixer {
     async fn fix(&self, task: &FixTask) -> Result<FixerOutput, FixerError> {
         let input = self.task_json(task)?;
-        let head_before = self.vcs.head().map_err(|e| failed(e.to_string()))?;
-        let before = self.tree_state()?;
         let this = self.clone();
-        tokio::task::spawn_blocking(move || this.run_blocking(&input))
-            .await
-            .map_err(|e| failed(format!("the fixer's runner failed: {e}")))??;
-        if self.vcs.head().map_err(|e| failed(e.to_string()))? != head_before {
-            return Err(failed("the fixer made a commit; it must only edit files"));
-        }
-        let after = self.tree_state()?;
-        let edited: Vec<String> = after
-            .into_iter()
-            .filter(|(path, content)| before.get(path) != Some(content))
-            .map(|(path, _)| path)
-            .collect();
-        // Journal the fixer's edits (not those of files already dirty: those stay the user's),
-        // so a run killed before the commit finds them as the tool's own.
-        for path in edited.iter().filter(|p| !before.contains_key(*p)) {
-            self.vcs
-                .journal_edit(path)
-                .map_err(|e| failed(e.to_string()))?;
-        }
-        Ok(FixerOutput { edited })
+        let edits = tokio::task::spawn_blocking(move || {
+            run_fixer(&this.command, &this.vcs, &input, this.timeout)
+        })
+        .await
+        .map_err(|e| failed(format!("the fixer's runner failed: {e}")))?
+        .map_err(failed)?;
+        Ok(FixerOutput {
+            edited: edits.edited,
+        })
     }
 }

@@ -31,7 +31,8 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
         .output()
         .map_err(GitError::Spawn)?;
     if out.status.success() {
-        return Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned());
+        // Only the end: porcelain formats start with a meaningful space (" M path").
+        return Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_owned());
     }
     let message = String::from_utf8_lossy(&out.stderr).trim().to_owned();
     if message.contains("not a git repository") {
@@ -430,5 +431,49 @@ impl review_core::ports::Vcs for GitVcs {
             }
             Err(e) => Err(vcs_error(e)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use review_core::ports::Vcs as _;
+
+    use super::*;
+
+    fn sh(dir: &Path, args: &[&str]) {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .stdout(Stdio::null())
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    #[test]
+    fn an_unstaged_edit_is_read_with_its_whole_path() {
+        let dir = tempfile::tempdir().unwrap();
+        sh(dir.path(), &["init", "-q"]);
+        std::fs::write(dir.path().join("notes.md"), "a\n").unwrap();
+        std::fs::write(dir.path().join("lib.rs"), "a\n").unwrap();
+        sh(dir.path(), &["add", "."]);
+        sh(dir.path(), &["commit", "-q", "-m", "start"]);
+        std::fs::write(dir.path().join("notes.md"), "b\n").unwrap();
+        std::fs::write(dir.path().join("new.rs"), "c\n").unwrap();
+        let vcs = GitVcs::open(dir.path()).unwrap();
+        // Porcelain starts with a space (" M notes.md"): it must not be trimmed away.
+        assert_eq!(vcs.dirty_paths().unwrap(), vec!["notes.md".to_owned()]);
+        let asked = ["notes.md", "lib.rs", "new.rs"].map(str::to_owned);
+        assert_eq!(
+            vcs.changed(&asked).unwrap(),
+            vec!["notes.md".to_owned(), "new.rs".to_owned()]
+        );
     }
 }

@@ -432,6 +432,34 @@ pub fn repost_reply(prior: &Seen, prior_url: Option<&str>) -> String {
     format!("This finding was raised before and decided in {at}: {decided}")
 }
 
+/// The one PR comment answering a review's out-of-diff findings, once every finding of it is
+/// decided (recorded under the review's id as thread) or escalated, and every fix is committed.
+/// `None` while any is still open.
+pub fn out_of_diff_reply(
+    review: &crate::watch::OutOfDiff,
+    decisions: &Decisions,
+) -> Option<String> {
+    let mut lines = vec![
+        "Findings outside the diff of this review:".to_owned(),
+        String::new(),
+    ];
+    for f in &review.findings {
+        let at = match f.line {
+            Some(line) => format!("`{}:{line}`", f.path),
+            None => format!("`{}`", f.path),
+        };
+        let answer = match decisions.seen.get(&f.fingerprint) {
+            Some(seen) => reply_text(seen)?,
+            None if decisions.is_escalated(&f.fingerprint) => {
+                "Left for the PR's author to decide.".to_owned()
+            }
+            None => return None,
+        };
+        lines.push(format!("- {at} {}: {answer}", f.title));
+    }
+    Some(lines.join("\n"))
+}
+
 /// The longest line of a round commit's message.
 pub const COMMIT_LINE_LIMIT: usize = 100;
 

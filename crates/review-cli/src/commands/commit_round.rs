@@ -129,7 +129,7 @@ fn first_line(text: &str) -> &str {
 }
 
 /// Shows `text` as a desktop notification, best effort.
-fn notify(text: &str) {
+pub(crate) fn notify(text: &str) {
     let title = "review";
     let body: String = text.lines().take(6).collect::<Vec<_>>().join("\n");
     let tried = if cfg!(target_os = "macos") {
@@ -159,6 +159,28 @@ pub async fn run(args: CommitRoundArgs) -> Result<(), CliError> {
         hint: Some("run inside a clone of the pull request's repository".to_owned()),
     })?;
     let files = LoopFiles::new(&vcs, &repo, number)?;
+    let check = args
+        .check_cmd
+        .as_deref()
+        .map(|c| (c, Duration::from_secs(args.check_timeout)));
+    let text = commit_round(&vcs, &files, &args.paths, check)?;
+    output::stdout(&text).map_err(CliError::Output)?;
+    if args.notify {
+        notify(&text);
+    }
+    Ok(())
+}
+
+/// Commits the current round's fixes (the files `paths`, or else those of the fixes that
+/// changed) after `check`, records the commit on the fixes, starts the next round, and returns
+/// the round's summary. A failing check or a refused commit stops the round: an error, nothing
+/// committed.
+pub(crate) fn commit_round(
+    vcs: &GitVcs,
+    files: &LoopFiles,
+    paths: &[String],
+    check: Option<(&str, Duration)>,
+) -> Result<String, CliError> {
     let decisions = files.load_decisions()?;
     let watch = files.load_watch()?.unwrap_or_default();
     let round = decisions.current_round();
@@ -167,7 +189,7 @@ pub async fn run(args: CommitRoundArgs) -> Result<(), CliError> {
     let commit = if fixes.is_empty() {
         None
     } else {
-        let paths = if args.paths.is_empty() {
+        let paths = if paths.is_empty() {
             let mut candidates: Vec<String> = fixes
                 .iter()
                 .map(|(_, s)| s.path.clone())
@@ -180,7 +202,7 @@ pub async fn run(args: CommitRoundArgs) -> Result<(), CliError> {
                 hint: None,
             })?
         } else {
-            args.paths.clone()
+            paths.to_vec()
         };
         if paths.is_empty() {
             return Err(CliError::Usage {
@@ -191,15 +213,9 @@ pub async fn run(args: CommitRoundArgs) -> Result<(), CliError> {
                 hint: Some("pass --path for each file the round edited".to_owned()),
             });
         }
-        if let Some(check) = &args.check_cmd {
+        if let Some((check, timeout)) = check {
             output::narrate(&format!("[commit-round] running the checks: {check}"));
-            crate::command::run(
-                check,
-                vcs.root(),
-                "",
-                Duration::from_secs(args.check_timeout),
-            )
-            .map_err(|why| CliError::Other {
+            crate::command::run(check, vcs.root(), "", timeout).map_err(|why| CliError::Other {
                 message: format!("the project's checks failed: {why}"),
                 hint: Some(format!(
                     "round {round} stopped: nothing was committed and its findings stay unresolved"
@@ -241,10 +257,5 @@ pub async fn run(args: CommitRoundArgs) -> Result<(), CliError> {
         }
         d.clone()
     })?;
-    let text = summary(round, &decisions, &watch, commit.as_deref());
-    output::stdout(&text).map_err(CliError::Output)?;
-    if args.notify {
-        notify(&text);
-    }
-    Ok(())
+    Ok(summary(round, &decisions, &watch, commit.as_deref()))
 }

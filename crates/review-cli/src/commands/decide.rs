@@ -66,12 +66,12 @@ pub struct DecideArgs {
 /// What was recorded for one finding.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Recorded {
-    fingerprint: String,
-    thread_id: String,
-    verdict: String,
+pub(crate) struct Recorded {
+    pub fingerprint: String,
+    pub thread_id: String,
+    pub verdict: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<String>,
+    pub reason: Option<String>,
 }
 
 fn read_text(path: &std::path::Path) -> Result<String, CliError> {
@@ -160,49 +160,10 @@ pub async fn run(args: DecideArgs) -> Result<(), CliError> {
 
     let mut recorded = Vec::new();
     for (finding, raw) in &answers {
-        if finding.kind == FindingKind::Human {
-            return Err(CliError::Refused {
-                message: format!(
-                    "thread {} has human participation: people's findings are not triaged",
-                    finding.thread_id
-                ),
-                hint: Some("leave it to the PR's author".to_owned()),
-            });
-        }
-        let judged = if raw.trim().is_empty() && missing_reason.is_some() {
-            Judged::Escalate {
-                reason: missing_reason.unwrap_or_default().to_owned(),
-            }
-        } else {
-            judge(
-                raw,
-                FindingFacts {
-                    path: &finding.path,
-                    body: &finding.body,
-                    denied_paths: &denied,
-                },
-            )
-        };
-        recorded.push(Recorded {
-            fingerprint: finding.fingerprint.clone(),
-            thread_id: finding.thread_id.clone(),
-            verdict: match &judged {
-                Judged::Decided(a) => a.verdict.as_str().to_owned(),
-                Judged::Escalate { .. } => "ESCALATE".to_owned(),
-            },
-            reason: match &judged {
-                Judged::Escalate { reason } => Some(reason.clone()),
-                Judged::Decided(_) => None,
-            },
-        });
-        let (fp, thread) = (finding.fingerprint.clone(), finding.thread_id.clone());
-        files.update_decisions(|d| {
-            let round = args.round.unwrap_or_else(|| d.current_round());
-            d.record(&fp, &thread, judged, round);
-            if let Some(seen) = d.seen.get_mut(&fp) {
-                seen.path.clone_from(&finding.path);
-            }
-        })?;
+        let missing = raw.trim().is_empty().then_some(missing_reason).flatten();
+        recorded.push(record_answer(
+            &files, finding, raw, args.round, &denied, missing,
+        )?);
     }
     assert_counts(answers.len(), recorded.len())?;
 
@@ -223,6 +184,61 @@ pub async fn run(args: DecideArgs) -> Result<(), CliError> {
             .collect()
     };
     output::stdout(&text).map_err(CliError::Output)
+}
+
+/// Judges a triager's `raw` answer on `finding` and records it through the decisions file's
+/// locked writer. `missing` is the escalation reason to use when the answer is empty (the
+/// finding was dispatched and nothing came back). A person's thread is refused.
+pub(crate) fn record_answer(
+    files: &LoopFiles,
+    finding: &ThreadFinding,
+    raw: &str,
+    round: Option<u32>,
+    denied: &[String],
+    missing: Option<&str>,
+) -> Result<Recorded, CliError> {
+    if finding.kind == FindingKind::Human {
+        return Err(CliError::Refused {
+            message: format!(
+                "thread {} has human participation: people's findings are not triaged",
+                finding.thread_id
+            ),
+            hint: Some("leave it to the PR's author".to_owned()),
+        });
+    }
+    let judged = match missing {
+        Some(reason) => Judged::Escalate {
+            reason: reason.to_owned(),
+        },
+        None => judge(
+            raw,
+            FindingFacts {
+                path: &finding.path,
+                body: &finding.body,
+                denied_paths: denied,
+            },
+        ),
+    };
+    let recorded = Recorded {
+        fingerprint: finding.fingerprint.clone(),
+        thread_id: finding.thread_id.clone(),
+        verdict: match &judged {
+            Judged::Decided(a) => a.verdict.as_str().to_owned(),
+            Judged::Escalate { .. } => "ESCALATE".to_owned(),
+        },
+        reason: match &judged {
+            Judged::Escalate { reason } => Some(reason.clone()),
+            Judged::Decided(_) => None,
+        },
+    };
+    files.update_decisions(|d| {
+        let round = round.unwrap_or_else(|| d.current_round());
+        d.record(&finding.fingerprint, &finding.thread_id, judged, round);
+        if let Some(seen) = d.seen.get_mut(&finding.fingerprint) {
+            seen.path.clone_from(&finding.path);
+        }
+    })?;
+    Ok(recorded)
 }
 
 /// Each finding dispatched has exactly one outcome recorded.

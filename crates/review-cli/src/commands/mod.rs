@@ -7,6 +7,7 @@ pub mod fence;
 pub mod reply;
 pub mod resolve;
 pub mod respond;
+pub mod review_loop;
 pub mod snapshot;
 pub mod threads;
 pub mod triage;

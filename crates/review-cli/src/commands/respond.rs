@@ -55,14 +55,14 @@ pub struct RespondArgs {
 /// review's out-of-diff findings.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Reply {
+pub(crate) struct Reply {
     #[serde(default)]
-    thread_id: String,
+    pub thread_id: String,
     #[serde(default)]
-    review_id: Option<String>,
-    reply_body: String,
+    pub review_id: Option<String>,
+    pub reply_body: String,
     #[serde(default)]
-    resolve: bool,
+    pub resolve: bool,
 }
 
 /// What was posted, by `thread:key`, so a rerun can show it already did.
@@ -187,7 +187,7 @@ fn loop_files(vcs: Option<&GitVcs>, pr: &PullRequest) -> Option<LoopFiles> {
 
 /// Marks decided findings whose reply state is unknown (files written before `replied`
 /// existed): resolved on GitHub means replied; open means still owed.
-fn reconcile(files: &LoopFiles, pr: &PullRequest) -> Result<(), CliError> {
+pub(crate) fn reconcile(files: &LoopFiles, pr: &PullRequest) -> Result<(), CliError> {
     if files.load_decisions()?.unreconciled().next().is_none() {
         return Ok(());
     }
@@ -203,7 +203,10 @@ fn reconcile(files: &LoopFiles, pr: &PullRequest) -> Result<(), CliError> {
 
 /// The replies owed according to the decisions and the watcher's reposts. Reposts seen
 /// [`REPOST_LIMIT`] times are escalated instead.
-fn replies_from_decisions(files: &LoopFiles, pr: &PullRequest) -> Result<Vec<Reply>, CliError> {
+pub(crate) fn replies_from_decisions(
+    files: &LoopFiles,
+    pr: &PullRequest,
+) -> Result<Vec<Reply>, CliError> {
     let decisions = files.load_decisions()?;
     let watch = files.load_watch()?.unwrap_or_default();
     let mut replies = Vec::new();
@@ -329,11 +332,52 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
             replies_from_decisions(files, &pr)?
         }
     };
+    let (lines, failed) = post_replies(
+        &conn,
+        &pr,
+        &replies,
+        &automation,
+        vcs.as_ref(),
+        files.as_ref(),
+    )
+    .await?;
+    let mut text = lines.join("\n");
+    if text.is_empty() {
+        text.push_str("nothing to reply to");
+    }
+    text.push('\n');
+    output::stdout(&text).map_err(CliError::Output)?;
+    if failed > 0 {
+        return Err(CliError::GitHub {
+            message: format!(
+                "{failed} of the {} replies or resolves failed",
+                replies.len()
+            ),
+            source: None,
+            hint: Some(
+                "run the same command again: what was posted is not posted twice".to_owned(),
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Posts `replies` on `pr` (read whole just before), each once ever, and resolves as asked.
+/// Returns one report line per reply or resolve, and how many failed.
+pub(crate) async fn post_replies(
+    conn: &crate::github::Connection,
+    pr: &PullRequest,
+    replies: &[Reply],
+    automation: &review_core::gate::AutomationSettings,
+    vcs: Option<&GitVcs>,
+    files: Option<&LoopFiles>,
+) -> Result<(Vec<String>, usize), CliError> {
+    let files = files.cloned();
     let escalated = match &files {
         Some(f) => f.load_decisions()?,
         None => decisions::Decisions::default(),
     };
-    let ledger_file = ledger_path(vcs.as_ref(), &pr);
+    let ledger_file = ledger_path(vcs, pr);
     let mut ledger = load_ledger(ledger_file.as_deref())?;
     let host = GitHubHost::new(
         conn.client.clone(),
@@ -348,12 +392,13 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
     let mut lines = Vec::new();
     let mut to_resolve = Vec::new();
     let mut failed = 0usize;
-    for reply in &replies {
+    for reply in replies {
         if let Some(review) = reply.review_id.as_deref() {
             match answer_review(
                 &host,
-                &pr,
-                &automation,
+                vcs,
+                pr,
+                automation,
                 &mut ledger,
                 ledger_file.as_deref(),
                 review,
@@ -362,10 +407,16 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
             .await
             {
                 Ok(line) => {
+                    let waiting = line.starts_with("waiting");
                     lines.push(line);
-                    if let Some(files) = &files {
+                    if let Some(files) = &files
+                        && !waiting
+                    {
                         files.update_decisions(|d| {
                             d.addressed_out_of_diff.insert(review.to_owned(), true);
+                            for seen in d.seen.values_mut().filter(|s| s.thread_id == review) {
+                                seen.replied = Some(true);
+                            }
                         })?;
                     }
                 }
@@ -377,7 +428,7 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
             continue;
         }
         let id = ThreadId(reply.thread_id.clone());
-        if let Err(e) = common::bot_thread(&pr, &id, &automation) {
+        if let Err(e) = common::bot_thread(pr, &id, automation) {
             lines.push(format!("skipped  {id}: {e}"));
             continue;
         }
@@ -416,7 +467,7 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
             }
             continue;
         }
-        if let Some(why) = unpushed_citation(vcs.as_ref(), &pr, &reply.reply_body) {
+        if let Some(why) = unpushed_citation(vcs, pr, &reply.reply_body) {
             lines.push(format!("waiting  {id}: {why}; run again after the push"));
             continue;
         }
@@ -458,31 +509,15 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
             }
         }
     }
-    let mut text = lines.join("\n");
-    if text.is_empty() {
-        text.push_str("nothing to reply to");
-    }
-    text.push('\n');
-    output::stdout(&text).map_err(CliError::Output)?;
-    if failed > 0 {
-        return Err(CliError::GitHub {
-            message: format!(
-                "{failed} of the {} replies or resolves failed",
-                replies.len()
-            ),
-            source: None,
-            hint: Some(
-                "run the same command again: what was posted is not posted twice".to_owned(),
-            ),
-        });
-    }
-    Ok(())
+    Ok((lines, failed))
 }
 
 /// Posts the one PR comment answering review `review`'s out-of-diff findings, once ever.
 /// Returns the report line, or the failure line.
+#[allow(clippy::too_many_arguments)]
 async fn answer_review(
     host: &GitHubHost,
+    vcs: Option<&GitVcs>,
     pr: &PullRequest,
     automation: &review_core::gate::AutomationSettings,
     ledger: &mut Ledger,
@@ -506,6 +541,11 @@ async fn answer_review(
     if ledger.posted.contains_key(&entry) || landed.is_some() {
         return Ok(format!(
             "already  {review}: answered before; not posted again"
+        ));
+    }
+    if let Some(why) = unpushed_citation(vcs, pr, text) {
+        return Ok(format!(
+            "waiting  {review}: {why}; run again after the push"
         ));
     }
     let body = post::marked_body(&automation.header, text, &key);

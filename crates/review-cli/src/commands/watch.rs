@@ -103,7 +103,7 @@ fn checks_from(summary: &ChecksSummary) -> Checks {
 }
 
 /// What one poll needs.
-struct Watcher {
+pub(crate) struct Watcher {
     conn: Connection,
     probe: Probe,
     files: LoopFiles,
@@ -114,8 +114,69 @@ struct Watcher {
 }
 
 impl Watcher {
+    /// A watcher of the pull request `conn` names, keeping its state in `files`.
+    pub(crate) fn new(
+        conn: Connection,
+        files: LoopFiles,
+        settings: WatchSettings,
+        automation: review_core::gate::AutomationSettings,
+        full_every: u64,
+    ) -> Result<Self, CliError> {
+        let probe = Probe::new(&conn.rest, &conn.token).map_err(|e| CliError::GitHub {
+            message: e.to_string(),
+            source: None,
+            hint: Some("check GITHUB_API_URL".to_owned()),
+        })?;
+        Ok(Self {
+            label: format!("{}#{}", conn.repo, conn.number),
+            full_every: i64::try_from(full_every).unwrap_or(i64::MAX),
+            conn,
+            probe,
+            files,
+            settings,
+            automation,
+        })
+    }
+
+    /// The connection.
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Prints `events` on stdout, one JSON line each, and narrates the poll's cost.
+    pub(crate) fn print(&self, events: &[Event], poll: u64) -> Result<(), CliError> {
+        let state = self.files.load_watch()?.unwrap_or_default();
+        let mut text = String::new();
+        for e in events {
+            let line = Line {
+                event: e.event.as_str(),
+                pr: &self.label,
+                head: &state.head_sha,
+                items: &e.items,
+                detail: &e.detail,
+                state: &self.files.watch,
+            };
+            text.push_str(&serde_json::to_string(&line).map_err(|e| CliError::Other {
+                message: e.to_string(),
+                hint: None,
+            })?);
+            text.push('\n');
+        }
+        output::stdout(&text).map_err(CliError::Output)?;
+        let cost = state.last_poll;
+        output::narrate(&format!(
+            "[watch] poll {poll}: {} event(s), {} request(s), {} not modified, {} point(s){}",
+            events.len(),
+            cost.requests,
+            cost.not_modified,
+            cost.points,
+            if cost.full_read { ", threads read" } else { "" }
+        ));
+        Ok(())
+    }
+
     /// One poll: returns the events, and whether the PR is still open.
-    async fn poll(&self) -> Result<(Vec<Event>, bool), CliError> {
+    pub(crate) async fn poll(&self) -> Result<(Vec<Event>, bool), CliError> {
         let previous = self.files.load_watch()?;
         let decisions = self.files.load_decisions()?;
         let before = self.conn.client.stats();
@@ -234,6 +295,25 @@ impl Watcher {
     }
 }
 
+/// The watcher's settings from the command line.
+pub(crate) fn settings(expect_bots: &[String], late_after_minutes: u64) -> WatchSettings {
+    WatchSettings {
+        expected_bots: expect_bots
+            .iter()
+            .map(|b| b.trim().trim_end_matches("[bot]").to_ascii_lowercase())
+            .collect(),
+        late_after_secs: i64::try_from(late_after_minutes.saturating_mul(60)).unwrap_or(i64::MAX),
+    }
+}
+
+/// Sleeps `seconds` give or take a tenth; `Err` on Ctrl-C.
+pub(crate) async fn pause(seconds: u64) -> Result<(), CliError> {
+    tokio::select! {
+        () = tokio::time::sleep(jittered(seconds)) => Ok(()),
+        _ = tokio::signal::ctrl_c() => Err(CliError::Interrupted),
+    }
+}
+
 /// Runs `review watch`.
 pub async fn run(args: WatchArgs) -> Result<(), CliError> {
     let automation = args.automation.settings()?;
@@ -250,60 +330,19 @@ pub async fn run(args: WatchArgs) -> Result<(), CliError> {
     )
     .await?;
     let files = LoopFiles::here(&conn.repo, conn.number)?;
-    let probe = Probe::new(&conn.rest, &conn.token).map_err(|e| CliError::GitHub {
-        message: e.to_string(),
-        source: None,
-        hint: Some("check GITHUB_API_URL".to_owned()),
-    })?;
-    let label = format!("{}#{}", conn.repo, conn.number);
-    let watcher = Watcher {
-        settings: WatchSettings {
-            expected_bots: args
-                .expect_bots
-                .iter()
-                .map(|b| b.trim().trim_end_matches("[bot]").to_ascii_lowercase())
-                .collect(),
-            late_after_secs: i64::try_from(args.late_after.saturating_mul(60)).unwrap_or(i64::MAX),
-        },
-        automation,
-        full_every: i64::try_from(args.full_every).unwrap_or(i64::MAX),
-        label,
+    let watcher = Watcher::new(
         conn,
-        probe,
         files,
-    };
+        settings(&args.expect_bots, args.late_after),
+        automation,
+        args.full_every,
+    )?;
     let max_polls = if args.once { Some(1) } else { args.max_polls };
     let mut polls = 0u64;
     loop {
         let (events, open) = watcher.poll().await?;
         polls += 1;
-        let state = watcher.files.load_watch()?.unwrap_or_default();
-        let mut text = String::new();
-        for e in &events {
-            let line = Line {
-                event: e.event.as_str(),
-                pr: &watcher.label,
-                head: &state.head_sha,
-                items: &e.items,
-                detail: &e.detail,
-                state: &watcher.files.watch,
-            };
-            text.push_str(&serde_json::to_string(&line).map_err(|e| CliError::Other {
-                message: e.to_string(),
-                hint: None,
-            })?);
-            text.push('\n');
-        }
-        output::stdout(&text).map_err(CliError::Output)?;
-        let cost = state.last_poll;
-        output::narrate(&format!(
-            "[watch] poll {polls}: {} event(s), {} request(s), {} not modified, {} point(s){}",
-            events.len(),
-            cost.requests,
-            cost.not_modified,
-            cost.points,
-            if cost.full_read { ", threads read" } else { "" }
-        ));
+        watcher.print(&events, polls)?;
         if !open {
             output::narrate(&format!(
                 "[watch] {} is no longer open; stopping",
@@ -314,9 +353,6 @@ pub async fn run(args: WatchArgs) -> Result<(), CliError> {
         if max_polls.is_some_and(|m| polls >= m) {
             return Ok(());
         }
-        tokio::select! {
-            () = tokio::time::sleep(jittered(args.interval)) => {}
-            _ = tokio::signal::ctrl_c() => return Err(CliError::Interrupted),
-        }
+        pause(args.interval).await?;
     }
 }

@@ -583,3 +583,124 @@ async fn a_round_is_one_commit_of_the_fixed_files_only_and_its_replies_cite_it()
         "{body}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn review_loop_triages_fixes_commits_and_answers_on_its_own() {
+    let lp = Loop::start().await;
+    let dir = lp.env.dir().to_path_buf();
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("src/cache.rs"), "pub struct Cache;\n").unwrap();
+    std::fs::write(dir.join("src/lib.rs"), "pub fn x() {}\n").unwrap();
+    git(&dir, &["add", "src"]);
+    git(
+        &dir,
+        &[
+            "-c",
+            "user.name=Dana",
+            "-c",
+            "user.email=d@example.com",
+            "commit",
+            "-q",
+            "-m",
+            "start",
+        ],
+    );
+    lp.github.update_pull_request(&repo(), 1, |pr| {
+        let mut t = PrBuilder::new()
+            .thread(
+                "N",
+                "src/lib.rs",
+                1,
+                &[(
+                    bot("coderabbitai"),
+                    "**Rename `x`.** The name says nothing.",
+                )],
+            )
+            .build()
+            .threads
+            .remove(0);
+        t.comments[0].id.0 = "C-N".to_owned();
+        pr.threads.push(t);
+    });
+    // A triager that finds the cache finding right and the naming one wrong; it sees the
+    // finding fenced.
+    lp.env.write(
+        "triage.sh",
+        r#"input=$(cat)
+case "$input" in *'"marker":"finding_'*) ;; *) exit 1 ;; esac
+case "$input" in
+  *Unbounded*) echo '{"verdict":"VALID","reasoning":"the cache now evicts its oldest entry","evidence":["src/cache.rs:1"],"fixSketch":"bound it"}' ;;
+  *) echo '{"verdict":"FALSE_POSITIVE","reasoning":"x is the name the paper uses","evidence":["src/lib.rs:1"]}' ;;
+esac
+"#,
+    );
+    lp.env.write(
+        "fix.sh",
+        "printf 'pub struct Cache { max: usize }\\n' > src/cache.rs\n",
+    );
+    let run_loop = |polls: &str| {
+        lp.run(&[
+            "loop",
+            "--triager-cmd",
+            "sh triage.sh",
+            "--fixer-cmd",
+            "sh fix.sh",
+            "--check-cmd",
+            "true",
+            "--interval",
+            "0",
+            "--max-polls",
+            polls,
+        ])
+    };
+    let out = run_loop("1");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let d = lp.decisions();
+    assert_eq!(d.seen.len(), 2, "{d:?}");
+    let sha = git_out(&dir, &["rev-parse", "--short=7", "HEAD"]);
+    assert_eq!(
+        git_out(&dir, &["show", "--name-only", "--format=", "HEAD"]),
+        "src/cache.rs"
+    );
+    assert!(
+        out.stderr.contains(&format!("{sha} — ready to push.")),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(lp.replies_to("N"), 1, "the rejection is answered at once");
+    assert_eq!(lp.replies_to("A"), 0, "the fix's reply waits for the push");
+    assert!(
+        lp.github
+            .mutations()
+            .contains(&Mutation::Resolve(ThreadId::from("N")))
+    );
+
+    // The user pushes; the loop answers the fix and, on the next poll, announces quiescence.
+    let head = git_out(&dir, &["rev-parse", "HEAD"]);
+    lp.github.update_pull_request(&repo(), 1, |pr| {
+        pr.head_sha = CommitId(head.clone());
+        pr.reviews
+            .push(review_on("R2", &head, "2026-01-05T11:00:00Z"));
+    });
+    lp.github
+        .set_checks(&repo(), 1, vec![FakeCheck::passed("ci")]);
+    let out = run_loop("2");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(lp.replies_to("A"), 1);
+    assert!(
+        lp.github
+            .mutations()
+            .contains(&Mutation::Resolve(ThreadId::from("A")))
+    );
+    let events: Vec<String> = out
+        .stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["event"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(events, vec!["PUSHED", "QUIESCENT"], "{}", out.stderr);
+}
