@@ -704,3 +704,72 @@ esac
         .collect();
     assert_eq!(events, vec!["PUSHED", "QUIESCENT"], "{}", out.stderr);
 }
+
+const OUT_OF_DIFF: &str = "**Actionable comments posted: 0**\n\n<details>\n\
+<summary>⚠️ Outside diff range comments (2)</summary><blockquote>\n\n<details>\n\
+<summary>src/config.rs (2)</summary><blockquote>\n\n\
+`41-52`: **The export keys are not read from the environment.**\n\n\
+Every other key can be overridden; these two keep the file value.\n\n---\n\n\
+`88`: **`validate` accepts a zero limit.**\n\n\
+A zero limit rejects every export.\n\n\
+</blockquote></details>\n\n</blockquote></details>";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn out_of_diff_findings_are_announced_split_and_answered_once() {
+    let lp = Loop::start().await;
+    lp.github.update_pull_request(&repo(), 1, |pr| {
+        let mut review = review_on("R3", HEAD_SHA, "2026-01-05T10:30:00Z");
+        review.body = OUT_OF_DIFF.to_owned();
+        pr.reviews.push(review);
+    });
+    let polled = lp.poll();
+    assert!(
+        polled.contains(&("OUT_OF_DIFF".to_owned(), vec!["R3".to_owned()])),
+        "{polled:?}"
+    );
+    let state = lp.state();
+    assert_eq!(state.out_of_diff.len(), 1);
+    let titles: Vec<&str> = state.out_of_diff[0]
+        .findings
+        .iter()
+        .map(|f| f.title.as_str())
+        .collect();
+    assert_eq!(titles.len(), 2, "split per finding: {titles:?}");
+    assert_eq!(state.out_of_diff[0].findings[1].line, Some(88));
+
+    // The inline finding answered, the PR still waits for the out-of-diff review.
+    let fp = state.pending[0].fingerprint.clone();
+    assert_eq!(lp.decide(&fp, FALSE_POSITIVE).code, 0);
+    lp.respond();
+    assert!(
+        lp.events().is_empty(),
+        "an unaddressed out-of-diff review holds quiescence"
+    );
+    assert!(!lp.state().quiescent);
+
+    // One aggregate comment, recorded, never posted twice.
+    lp.env.write(
+        "replies.json",
+        r#"[{"reviewId": "R3", "replyBody": "Out of scope for this PR — the config loader is reworked in the next one."}]"#,
+    );
+    for _ in 0..2 {
+        let out = lp.run(&["respond", "--replies", "replies.json"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    }
+    let comments = lp
+        .github
+        .mutations()
+        .iter()
+        .filter(|m| matches!(m, Mutation::Comment(_)))
+        .count();
+    assert_eq!(comments, 1);
+    assert_eq!(lp.decisions().addressed_out_of_diff.get("R3"), Some(&true));
+    assert_eq!(lp.events(), vec!["QUIESCENT"]);
+
+    // A review id cannot be resolved, and must exist.
+    lp.env.write(
+        "replies.json",
+        r#"[{"reviewId": "R3", "replyBody": "x", "resolve": true}]"#,
+    );
+    assert_eq!(lp.run(&["respond", "--replies", "replies.json"]).code, 2);
+}
