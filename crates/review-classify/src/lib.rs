@@ -12,6 +12,8 @@
 //!   outside-diff, nitpick and duplicate sections, Copilot's suppressed comments).
 //! - [`reviewed_commit`] and [`is_stale`] read the commit a bot's review or summary names, and
 //!   say whether that review is older than the PR's head.
+//! - [`observe`] reads a pull request into what the review loop's watcher records (findings
+//!   with fingerprints, people's comments, out-of-diff findings, what each bot last reviewed).
 //!
 //! Comment bodies are untrusted data. Nothing here follows instructions found in them;
 //! sections aimed at agents ("Prompt for AI Agents") are not read for the title or the flags;
@@ -104,7 +106,7 @@ use review_core::signals::{SignalSet, Signals};
 
 pub use crate::family::{Family, identify};
 pub use crate::fingerprint::fingerprint;
-pub use crate::observe::observe;
+pub use crate::observe::{bot_key_of_login, observe};
 pub use crate::read::Finding;
 pub use crate::reviewed::{is_stale, reviewed_commit};
 pub use crate::threadless::{ThreadlessFinding, ThreadlessKind, threadless_findings};

@@ -184,6 +184,23 @@ fn is_quota_notice(body: &str) -> bool {
         .any(|w| contains_ci(body, w))
 }
 
+/// The key the watcher knows a bot by, from its login (`coderabbitai`, `coderabbitai[bot]`,
+/// `copilot-pull-request-reviewer`): a named tool's family (`coderabbit`, `copilot`), else the
+/// login in lower case without `[bot]`.
+///
+/// ```
+/// assert_eq!(review_classify::bot_key_of_login("coderabbitai[bot]"), "coderabbit");
+/// assert_eq!(review_classify::bot_key_of_login("Some-QA-Bot"), "some-qa-bot");
+/// ```
+pub fn bot_key_of_login(login: &str) -> String {
+    let base = login.trim().strip_suffix("[bot]").unwrap_or(login.trim());
+    let author = Author::new(base, review_core::model::AuthorKind::Bot);
+    match identify(Some(&author), "", None, &AutomationSettings::default()) {
+        Some(family) => bot_key(family, Some(&author)),
+        None => author_key(Some(&author)),
+    }
+}
+
 /// The key a bot is known by: a named tool's family, else its login.
 fn bot_key(family: Family, author: Option<&Author>) -> String {
     if family.is_named_tool() {

@@ -6,12 +6,12 @@
 //! ```json
 //! { "thread": "PRRT_...", "path": "src/lib.rs", "lines": {"start": 3, "end": 3},
 //!   "reviewer": "cursor", "title": "...", "fence": "<marker>",
-//!   "finding": "<<<<marker>\n...the comment, as data...\n<marker>>>>",
+//!   "finding": "<marker>\n...the comment, as data...\n</marker>",
 //!   "instructions": "..." }
 //! ```
 //!
 //! The comment's text reaches the command only on stdin, fenced by a marker drawn from the
-//! operating system's random source (literal copies of it in the text are redacted), never on
+//! operating system's random source (literal copies of its tags in the text are redacted), never on
 //! its command line. The command must only edit files: the files it changed are found by
 //! comparing the working tree before and after, and a command that commits, fails, or outlives
 //! its time limit is a failed fix.

@@ -153,19 +153,34 @@ impl Decisions {
         self.escalated.iter().any(|e| e.fingerprint == fingerprint)
     }
 
-    /// Whether any decision or escalation names `thread`.
+    /// Whether the finding `fingerprint` on `thread` needs no more triage: it is decided (on
+    /// this thread, or on another: then this one is a repost), or escalated on this thread. An
+    /// escalated finding raised again on a new thread is triaged again, so it is never lost.
+    pub fn settles(&self, fingerprint: &str, thread: &str) -> bool {
+        self.seen.contains_key(fingerprint)
+            || self
+                .escalated
+                .iter()
+                .any(|e| e.fingerprint == fingerprint && e.thread_id == thread)
+    }
+
+    /// Whether an escalation names `thread`.
     pub fn is_escalated_thread(&self, thread: &str) -> bool {
         self.escalated.iter().any(|e| e.thread_id == thread)
     }
 
     /// Records a judged answer: a verdict into `seen`, an escalation into `escalated` (once per
-    /// fingerprint). A later verdict on the same fingerprint replaces the earlier one, keeping
+    /// fingerprint and thread). A later verdict on the same fingerprint replaces the earlier one, keeping
     /// `replied` if the thread did not change.
     pub fn record(&mut self, fingerprint: &str, thread_id: &str, judged: Judged, round: u32) {
         match judged {
             Judged::Escalate { reason } => {
                 self.seen.remove(fingerprint);
-                if !self.is_escalated(fingerprint) {
+                let known = self
+                    .escalated
+                    .iter()
+                    .any(|e| e.fingerprint == fingerprint && e.thread_id == thread_id);
+                if !known {
                     self.escalated.push(Escalation {
                         fingerprint: fingerprint.to_owned(),
                         thread_id: thread_id.to_owned(),

@@ -68,8 +68,8 @@ pub struct ThreadFinding {
     pub outdated: bool,
     /// The finding's text: the first comment's body, untrusted.
     pub body: String,
-    /// Whether every comment of the thread was read. When not, the thread may get a reply but
-    /// is never resolved.
+    /// Whether every comment of the thread was read. When not, the thread gets neither reply
+    /// nor resolve: an unread comment may be a person's.
     pub all_comments_read: bool,
     /// The thread's link.
     #[serde(default)]
@@ -550,7 +550,8 @@ pub fn observe(
         .filter(|f| match f.kind {
             FindingKind::Human => true,
             FindingKind::Bot => {
-                !decisions.knows(&f.fingerprint) && !reposted.contains(f.thread_id.as_str())
+                !decisions.settles(&f.fingerprint, &f.thread_id)
+                    && !reposted.contains(f.thread_id.as_str())
             }
         })
         .cloned()
@@ -745,9 +746,9 @@ pub fn settle(
     full_read: bool,
 ) -> Vec<Event> {
     // Decisions recorded since the last read take their findings out of `pending`.
-    state
-        .pending
-        .retain(|f| f.kind == FindingKind::Human || !decisions.knows(&f.fingerprint));
+    state.pending.retain(|f| {
+        f.kind == FindingKind::Human || !decisions.settles(&f.fingerprint, &f.thread_id)
+    });
     let q = quiescence(state, decisions, settings, now);
     state.late_bots.clone_from(&q.late_bots);
     if !q.holds() {
@@ -882,8 +883,13 @@ pub fn clean_report(state: &WatchState, decisions: &Decisions) -> String {
         .filter(|f| f.kind == FindingKind::Human)
         .count()
         + state.human_comments.len();
+    let who = if state.late_bots.is_empty() {
+        "all bots".to_owned()
+    } else {
+        format!("all bots but {}", state.late_bots.join(", "))
+    };
     let mut text = format!(
-        "PR #{number} is clean — all bots reviewed {}, 0 open bot threads, {checks}.\n\
+        "PR #{number} is clean — {who} reviewed {}, 0 open bot threads, {checks}.\n\
          {rounds} rounds · {fixed} fixed · {rejected} rejected.\n\
          {humans} human comments and {} escalations remain open, awaiting you.",
         short(&state.head_sha),

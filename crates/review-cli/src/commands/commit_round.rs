@@ -204,6 +204,19 @@ pub(crate) fn commit_round(
         } else {
             paths.to_vec()
         };
+        let denied: Vec<String> = review_core::plan::DEFAULT_DENIED_PATHS
+            .iter()
+            .map(|p| (*p).to_owned())
+            .collect();
+        if let Some(bad) = paths
+            .iter()
+            .find(|p| review_core::plan::is_denied(p, &denied))
+        {
+            return Err(CliError::Refused {
+                message: format!("{bad} is a deny-listed path: the loop does not commit it"),
+                hint: Some("commit it yourself if you mean to".to_owned()),
+            });
+        }
         if paths.is_empty() {
             return Err(CliError::Usage {
                 message: format!(

@@ -210,13 +210,22 @@ pub(crate) fn replies_from_decisions(
     let decisions = files.load_decisions()?;
     let watch = files.load_watch()?.unwrap_or_default();
     let mut replies = Vec::new();
+    // Threads closed (or gone) before their answer: settled, so quiescence does not wait on
+    // them forever. Out-of-diff findings (recorded under their review) are answered apart.
+    let mut settled = Vec::new();
     for seen in decisions.owed().map(|(_, s)| s) {
-        let Some(thread) = pr.thread(&ThreadId(seen.thread_id.clone())) else {
-            continue;
-        };
-        if thread.is_resolved {
+        if watch
+            .out_of_diff
+            .iter()
+            .any(|o| o.review_id == seen.thread_id)
+        {
             continue;
         }
+        let thread = pr.thread(&ThreadId(seen.thread_id.clone()));
+        let Some(thread) = thread.filter(|t| !t.is_resolved) else {
+            settled.push(seen.thread_id.clone());
+            continue;
+        };
         match decisions::reply_text(seen) {
             Some(text) => replies.push(Reply {
                 thread_id: seen.thread_id.clone(),
@@ -231,14 +240,18 @@ pub(crate) fn replies_from_decisions(
         }
     }
     let mut escalate = Vec::new();
+    let mut closed_reposts = Vec::new();
     for repost in &watch.reposted {
+        if decisions.answered_reposts.contains_key(&repost.thread_id)
+            || decisions.is_escalated_thread(&repost.thread_id)
+        {
+            continue;
+        }
         let open = pr
             .thread(&ThreadId(repost.thread_id.clone()))
             .is_some_and(|t| !t.is_resolved);
-        if !open
-            || decisions.answered_reposts.contains_key(&repost.thread_id)
-            || decisions.is_escalated_thread(&repost.thread_id)
-        {
+        if !open {
+            closed_reposts.push(repost.thread_id.clone());
             continue;
         }
         if repost.count >= REPOST_LIMIT {
@@ -259,6 +272,23 @@ pub(crate) fn replies_from_decisions(
             reply_body: decisions::repost_reply(prior, prior_url),
             resolve: repost.all_comments_read,
         });
+    }
+    if !settled.is_empty() || !closed_reposts.is_empty() {
+        for thread in settled.iter().chain(&closed_reposts) {
+            output::narrate(&format!(
+                "[respond] {thread} was resolved on GitHub before its answer; not answered"
+            ));
+        }
+        files.update_decisions(|d| {
+            for seen in d.seen.values_mut() {
+                if settled.contains(&seen.thread_id) {
+                    seen.replied = Some(true);
+                }
+            }
+            for thread in &closed_reposts {
+                d.answered_reposts.insert(thread.clone(), true);
+            }
+        })?;
     }
     if !escalate.is_empty() {
         files.update_decisions(|d| {

@@ -300,7 +300,7 @@ pub(crate) fn settings(expect_bots: &[String], late_after_minutes: u64) -> Watch
     WatchSettings {
         expected_bots: expect_bots
             .iter()
-            .map(|b| b.trim().trim_end_matches("[bot]").to_ascii_lowercase())
+            .map(|b| review_classify::bot_key_of_login(b))
             .collect(),
         late_after_secs: i64::try_from(late_after_minutes.saturating_mul(60)).unwrap_or(i64::MAX),
     }

@@ -349,3 +349,43 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn an_escalated_finding_raised_again_on_a_new_thread_is_pending_again() {
+    let mut d = Decisions::default();
+    d.record(
+        "fp1",
+        "T1",
+        Judged::Escalate {
+            reason: "security".into(),
+        },
+        1,
+    );
+    let (s, _) = poll(
+        None,
+        obs(
+            HEAD,
+            vec![
+                finding("T1", "fp1", FindingKind::Bot),
+                finding("T2", "fp1", FindingKind::Bot),
+            ],
+        ),
+        &d,
+        t0(),
+    );
+    let pending: Vec<&str> = s.pending.iter().map(|f| f.thread_id.as_str()).collect();
+    assert_eq!(
+        pending,
+        vec!["T2"],
+        "the escalated thread stays out; the new one is not lost"
+    );
+    d.record(
+        "fp1",
+        "T2",
+        Judged::Escalate {
+            reason: "again".into(),
+        },
+        2,
+    );
+    assert_eq!(d.escalated.len(), 2, "one escalation per thread");
+}
