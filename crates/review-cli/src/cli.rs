@@ -26,6 +26,7 @@ enum Command {
     Fence(commands::fence::FenceArgs),
     CommitRound(commands::commit_round::CommitRoundArgs),
     Loop(commands::review_loop::LoopArgs),
+    Config(commands::config::ConfigArgs),
     Snapshot(commands::snapshot::SnapshotArgs),
 }
 
@@ -54,6 +55,7 @@ pub fn run() -> Result<(), CliError> {
             Command::Fence(args) => commands::fence::run(args).await,
             Command::CommitRound(args) => commands::commit_round::run(args).await,
             Command::Loop(args) => commands::review_loop::run(args).await,
+            Command::Config(args) => commands::config::run(&args),
             Command::Snapshot(args) => commands::snapshot::run(args).await,
         }
     })

@@ -3,6 +3,7 @@
 mod cli;
 mod command;
 mod commands;
+mod config;
 mod error;
 mod fixer;
 mod git;

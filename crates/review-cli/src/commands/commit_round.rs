@@ -34,6 +34,7 @@ pub struct CommitRoundArgs {
     paths: Vec<String>,
 
     /// The project's checks, run with `sh -c` in the repository root before committing
+    /// [default: `commands.checks` of your config file]
     #[arg(long, value_name = "COMMAND")]
     check_cmd: Option<String>,
 
@@ -159,8 +160,9 @@ pub async fn run(args: CommitRoundArgs) -> Result<(), CliError> {
         hint: Some("run inside a clone of the pull request's repository".to_owned()),
     })?;
     let files = LoopFiles::new(&vcs, &repo, number)?;
-    let check = args
-        .check_cmd
+    let config = crate::config::current()?;
+    let check_cmd = crate::config::or_configured(args.check_cmd.as_ref(), config.checks.as_ref());
+    let check = check_cmd
         .as_deref()
         .map(|c| (c, Duration::from_secs(args.check_timeout)));
     let text = commit_round(&vcs, &files, &args.paths, check)?;
@@ -204,10 +206,13 @@ pub(crate) fn commit_round(
         } else {
             paths.to_vec()
         };
-        let denied: Vec<String> = review_core::plan::DEFAULT_DENIED_PATHS
+        let mut denied: Vec<String> = review_core::plan::DEFAULT_DENIED_PATHS
             .iter()
             .map(|p| (*p).to_owned())
             .collect();
+        denied.extend(crate::config::Config::values(
+            &crate::config::current()?.deny,
+        ));
         if let Some(bad) = paths
             .iter()
             .find(|p| review_core::plan::is_denied(p, &denied))

@@ -36,7 +36,7 @@ pub struct AutomationArgs {
 }
 
 impl AutomationArgs {
-    /// Validated settings.
+    /// Validated settings, with the configured accounts and headers added.
     pub fn settings(&self) -> Result<AutomationSettings, CliError> {
         let usage = |message: String, hint: &str| CliError::Usage {
             message,
@@ -64,10 +64,11 @@ impl AutomationArgs {
                 "pass the text the header starts with",
             ));
         }
+        let config = crate::config::current()?;
         Ok(AutomationSettings {
-            accounts: self.automation_accounts.clone(),
+            accounts: crate::config::merged(&self.automation_accounts, &config.accounts),
             header: self.automated_header.clone(),
-            extra_headers: self.extra_headers.clone(),
+            extra_headers: crate::config::merged(&self.extra_headers, &config.headers),
         })
     }
 }

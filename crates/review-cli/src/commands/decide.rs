@@ -123,7 +123,10 @@ pub async fn run(args: DecideArgs) -> Result<(), CliError> {
         .iter()
         .map(|p| (*p).to_owned())
         .collect();
-    denied.extend(args.deny_paths);
+    denied.extend(crate::config::merged(
+        &args.deny_paths,
+        &crate::config::current()?.deny,
+    ));
 
     let pending: BTreeMap<&str, &ThreadFinding> = watch
         .pending

@@ -2,6 +2,7 @@
 
 pub mod commit_round;
 pub mod common;
+pub mod config;
 pub mod decide;
 pub mod fence;
 pub mod reply;

@@ -50,9 +50,10 @@ pub struct LoopArgs {
     pr: Option<String>,
 
     /// The triager: run with `sh -c` once per finding, the finding as JSON on stdin; it answers
-    /// {"verdict", "reasoning", "evidence", "fixSketch"} on stdout
+    /// {"verdict", "reasoning", "evidence", "fixSketch"} on stdout [default: `commands.triager`
+    /// of your config file]
     #[arg(long, value_name = "COMMAND")]
-    triager_cmd: String,
+    triager_cmd: Option<String>,
 
     /// How long the triager may take per finding, in seconds
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
@@ -141,7 +142,7 @@ impl Driver {
             "instructions": TRIAGE_INSTRUCTIONS,
         });
         crate::command::run(
-            &self.args.triager_cmd,
+            self.args.triager_cmd.as_deref().unwrap_or_default(),
             self.vcs.root(),
             &input.to_string(),
             Duration::from_secs(self.args.triager_timeout),
@@ -375,11 +376,25 @@ fn owes_replies(files: &LoopFiles) -> Result<bool, CliError> {
 
 /// Runs `review loop`.
 pub async fn run(args: LoopArgs) -> Result<(), CliError> {
+    let mut args = args;
     let automation = args.automation.settings()?;
-    if args.triager_cmd.trim().is_empty() {
+    let config = crate::config::current()?;
+    args.triager_cmd =
+        crate::config::or_configured(args.triager_cmd.as_ref(), config.triager.as_ref());
+    args.fixer_cmd = crate::config::or_configured(args.fixer_cmd.as_ref(), config.fixer.as_ref());
+    args.check_cmd = crate::config::or_configured(args.check_cmd.as_ref(), config.checks.as_ref());
+    args.deny_paths = crate::config::merged(&args.deny_paths, &config.deny);
+    args.expect_bots = crate::config::merged(&args.expect_bots, &config.expect_bots);
+    if args
+        .triager_cmd
+        .as_deref()
+        .is_none_or(|c| c.trim().is_empty())
+    {
         return Err(CliError::Usage {
-            message: "--triager-cmd cannot be empty".to_owned(),
-            hint: Some("pass the command that answers with a verdict".to_owned()),
+            message: "the loop needs a triager command".to_owned(),
+            hint: Some(
+                "pass --triager-cmd, or set `commands.triager` in your config file".to_owned(),
+            ),
         });
     }
     let cwd = common::cwd()?;

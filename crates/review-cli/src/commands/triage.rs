@@ -57,6 +57,10 @@ pub struct TriageArgs {
     #[arg(long, conflicts_with = "input")]
     apply: bool,
 
+    /// Only plan, even when your config file sets `defaults.apply = true`
+    #[arg(long, conflicts_with = "apply")]
+    no_apply: bool,
+
     /// A command that makes fixes other than suggestion blocks (a coding agent or script); it
     /// gets the task as JSON on stdin, the comment fenced as data, and must only edit files
     #[arg(long, value_name = "COMMAND")]
@@ -84,6 +88,10 @@ pub struct TriageArgs {
     /// threads they fix
     #[arg(long, requires = "apply")]
     push: bool,
+
+    /// Do not push, even when your config file sets `defaults.push = true`
+    #[arg(long, conflicts_with = "push")]
+    no_push: bool,
 
     /// A reviewer command to run before triage (the workflow's pre-review): on the first pass,
     /// then only when the code changed since it last ran; it gets the PR as JSON on stdin
@@ -167,11 +175,26 @@ struct Settings {
 }
 
 impl Settings {
-    fn from_args(args: TriageArgs) -> Result<Self, CliError> {
+    fn from_args(mut args: TriageArgs) -> Result<Self, CliError> {
         let usage = |message: String, hint: &str| CliError::Usage {
             message,
             hint: Some(hint.to_owned()),
         };
+        // Flags win; what they leave unset comes from the config files.
+        let config = crate::config::current()?;
+        let configured = |flag: Option<&String>, value| crate::config::or_configured(flag, value);
+        args.fixer_cmd = configured(args.fixer_cmd.as_ref(), config.fixer.as_ref());
+        args.triager_cmd = configured(args.triager_cmd.as_ref(), config.triager.as_ref());
+        args.reviewer_cmd = configured(args.reviewer_cmd.as_ref(), config.reviewer.as_ref());
+        args.deny_paths = crate::config::merged(&args.deny_paths, &config.deny);
+        let default_on =
+            |v: &Option<(bool, crate::config::Source)>| v.as_ref().is_some_and(|(on, _)| *on);
+        if args.input.is_none() && !args.no_apply && default_on(&config.apply) {
+            args.apply = true;
+        }
+        if args.apply && !args.no_push && default_on(&config.push) {
+            args.push = true;
+        }
         let source = match args.input {
             None => Source::Live {
                 pr: args.pr,

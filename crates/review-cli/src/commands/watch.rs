@@ -333,7 +333,10 @@ pub async fn run(args: WatchArgs) -> Result<(), CliError> {
     let watcher = Watcher::new(
         conn,
         files,
-        settings(&args.expect_bots, args.late_after),
+        settings(
+            &crate::config::merged(&args.expect_bots, &crate::config::current()?.expect_bots),
+            args.late_after,
+        ),
         automation,
         args.full_every,
     )?;

