@@ -12,6 +12,17 @@ use crate::error::{CliError, EXIT_CODES_HELP};
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+
+    /// When to color the messages on stderr (NO_COLOR in the environment means never, unless
+    /// --color always)
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        value_name = "WHEN",
+        default_value = "auto"
+    )]
+    color: crate::output::ColorChoice,
 }
 
 #[derive(Debug, Subcommand)]
@@ -27,6 +38,8 @@ enum Command {
     CommitRound(commands::commit_round::CommitRoundArgs),
     Loop(commands::review_loop::LoopArgs),
     Config(commands::config::ConfigArgs),
+    Completions(commands::generate::CompletionsArgs),
+    Man(commands::generate::ManArgs),
     Snapshot(commands::snapshot::SnapshotArgs),
 }
 
@@ -36,6 +49,7 @@ pub fn run() -> Result<(), CliError> {
         Ok(cli) => cli,
         Err(e) => return Err(CliError::Clap(e)),
     };
+    crate::output::set_color(cli.color);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -56,6 +70,8 @@ pub fn run() -> Result<(), CliError> {
             Command::CommitRound(args) => commands::commit_round::run(args).await,
             Command::Loop(args) => commands::review_loop::run(args).await,
             Command::Config(args) => commands::config::run(&args),
+            Command::Completions(args) => commands::generate::completions(&args),
+            Command::Man(args) => commands::generate::man(&args),
             Command::Snapshot(args) => commands::snapshot::run(args).await,
         }
     })

@@ -4,8 +4,42 @@
     reason = "this module is the CLI's one place for terminal output"
 )]
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// When to color stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+static COLOR: AtomicBool = AtomicBool::new(false);
+
+/// Decides once whether stderr gets color.
+pub fn set_color(choice: ColorChoice) {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let on = match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => !no_color && io::stderr().is_terminal(),
+    };
+    COLOR.store(on, Ordering::Relaxed);
+}
+
+/// `label` in the SGR style `sgr` when stderr is colored.
+fn paint(label: &str, sgr: &str) -> String {
+    if COLOR.load(Ordering::Relaxed) {
+        format!("\x1b[{sgr}m{label}\x1b[0m")
+    } else {
+        label.to_owned()
+    }
+}
 
 /// Narration collected instead of printed (`review triage --substep` returns it in its JSON).
 static COLLECTED: Mutex<Option<Vec<String>>> = Mutex::new(None);
@@ -55,12 +89,12 @@ pub fn narrate(line: &str) {
 
 /// Writes an error, its causes and a hint to stderr.
 pub fn error(message: &str, causes: Vec<String>, hint: Option<&str>) {
-    eprintln!("error: {message}");
+    eprintln!("{} {message}", paint("error:", "1;31"));
     for cause in causes {
-        eprintln!("  caused by: {cause}");
+        eprintln!("  {} {cause}", paint("caused by:", "2"));
     }
     if let Some(hint) = hint {
-        eprintln!("hint: {hint}");
+        eprintln!("{} {hint}", paint("hint:", "1;36"));
     }
 }
 
@@ -68,4 +102,83 @@ pub fn error(message: &str, causes: Vec<String>, hint: Option<&str>) {
 pub fn prompt(question: &str) {
     eprint!("{question}");
     let _ = io::stderr().flush();
+}
+
+/// A spinner on stderr for work that may take more than a moment (a read of a large pull
+/// request, a wait between polls). It shows only on a terminal, only after the first 700 ms, and
+/// erases itself when dropped; elsewhere it does nothing.
+#[derive(Debug)]
+pub struct Spinner {
+    stop: std::sync::Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Spinner {
+    /// Starts a spinner labelled `label` ("reading PR #482").
+    pub fn start(label: &str) -> Self {
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let shown = io::stderr().is_terminal() && !collecting();
+        let thread = shown.then(|| {
+            let stop = std::sync::Arc::clone(&stop);
+            let label = label.to_owned();
+            std::thread::spawn(move || spin(&label, &stop))
+        });
+        Self { stop, thread }
+    }
+}
+
+fn spin(label: &str, stop: &AtomicBool) {
+    const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+    let started = std::time::Instant::now();
+    let tick = std::time::Duration::from_millis(100);
+    let mut drawn = false;
+    let mut frame = 0;
+    while !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(tick);
+        if started.elapsed() < std::time::Duration::from_millis(700) {
+            continue;
+        }
+        eprint!(
+            "\r{} {label} ({} s)",
+            FRAMES[frame % FRAMES.len()],
+            started.elapsed().as_secs()
+        );
+        let _ = io::stderr().flush();
+        drawn = true;
+        frame += 1;
+    }
+    if drawn {
+        eprint!("\r\x1b[2K");
+        let _ = io::stderr().flush();
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn off_a_terminal_the_spinner_draws_nothing_and_stops_at_once() {
+        // Test runs capture stderr: not a terminal.
+        let spinner = Spinner::start("reading");
+        assert!(spinner.thread.is_none());
+        drop(spinner);
+    }
+
+    #[test]
+    fn color_follows_the_choice() {
+        set_color(ColorChoice::Always);
+        assert_eq!(paint("error:", "1;31"), "\x1b[1;31merror:\x1b[0m");
+        set_color(ColorChoice::Never);
+        assert_eq!(paint("error:", "1;31"), "error:");
+    }
 }

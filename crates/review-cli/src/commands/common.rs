@@ -104,6 +104,7 @@ pub async fn load(
     tag: &str,
 ) -> Result<(Connection, PullRequest), CliError> {
     let conn = github::connect(pr, repo, &cwd()?).await?;
+    let _spinner = output::Spinner::start(&format!("reading PR #{}", conn.number));
     let read = Reader::new(&conn.client)
         .pull_request(&conn.repo, conn.number)
         .await

@@ -455,6 +455,7 @@ async fn answer(
     vcs: &GitVcs,
 ) -> Result<(), CliError> {
     let conn = watcher.conn();
+    let _spinner = output::Spinner::start(&format!("reading PR #{}", conn.number));
     let pr = Reader::new(&conn.client)
         .pull_request(&conn.repo, conn.number)
         .await

@@ -390,10 +390,12 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
                 "[triage] step 1 — reading PR #{} ({}) from GitHub",
                 conn.number, conn.repo
             ));
+            let spinner = output::Spinner::start(&format!("reading PR #{}", conn.number));
             let read = Reader::new(&conn.client)
                 .pull_request(&conn.repo, conn.number)
                 .await
                 .map_err(github::read_error)?;
+            drop(spinner);
             let stats = conn.client.stats();
             output::narrate(&format!(
                 "[triage] step 1 — read {} threads at {} in {} requests ({} points)",

@@ -276,6 +276,7 @@ impl Watcher {
         probed: Option<&ProbeOutcome>,
         now: i64,
     ) -> Result<(WatchState, Vec<Event>), CliError> {
+        let _spinner = output::Spinner::start(&format!("reading {}", self.label));
         let pr = Reader::new(&self.conn.client)
             .pull_request(&self.conn.repo, self.conn.number)
             .await
@@ -308,6 +309,7 @@ pub(crate) fn settings(expect_bots: &[String], late_after_minutes: u64) -> Watch
 
 /// Sleeps `seconds` give or take a tenth; `Err` on Ctrl-C.
 pub(crate) async fn pause(seconds: u64) -> Result<(), CliError> {
+    let _spinner = output::Spinner::start("waiting for the next poll");
     tokio::select! {
         () = tokio::time::sleep(jittered(seconds)) => Ok(()),
         _ = tokio::signal::ctrl_c() => Err(CliError::Interrupted),

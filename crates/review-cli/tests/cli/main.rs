@@ -4,6 +4,7 @@
 mod common;
 mod test_apply;
 mod test_config;
+mod test_finish;
 mod test_live;
 mod test_respond;
 mod test_triage;
