@@ -57,6 +57,11 @@ pub struct TriageArgs {
     #[arg(long, conflicts_with = "input")]
     apply: bool,
 
+    /// Also append the report for people to FILE, as Markdown (a CI job summary such as
+    /// $GITHUB_STEP_SUMMARY), whatever stdout gets
+    #[arg(long, value_name = "FILE")]
+    summary_file: Option<PathBuf>,
+
     /// Only plan, even when your config file sets `defaults.apply = true`
     #[arg(long, conflicts_with = "apply")]
     no_apply: bool,
@@ -171,6 +176,7 @@ struct Settings {
     triager: Option<(String, std::time::Duration)>,
     interactive: bool,
     json: bool,
+    summary_file: Option<PathBuf>,
     triage: TriageSettings,
 }
 
@@ -287,6 +293,7 @@ impl Settings {
                 .filter(|c| !c.trim().is_empty())
                 .map(|c| (c, std::time::Duration::from_secs(args.fixer_timeout.max(1)))),
             json: args.json,
+            summary_file: args.summary_file,
             triage: TriageSettings {
                 automation,
                 ladder: if args.no_ladder {
@@ -606,6 +613,15 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         render::report(&pr, &report)
     };
     output::stdout(&text).map_err(CliError::Output)?;
+    if let Some(path) = &settings.summary_file {
+        let markdown = format!(
+            "### review triage of #{}\n\n{}\n\n```text\n{}```\n",
+            pr.number,
+            report.summary_line(pre_review),
+            render::report(&pr, &report)
+        );
+        append(path, &markdown)?;
+    }
     if !settings.substep {
         output::narrate(&report.summary_line(pre_review));
     }
@@ -627,6 +643,21 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         });
     }
     Ok(())
+}
+
+/// Appends `text` to the file at `path`, creating it.
+fn append(path: &Path, text: &str) -> Result<(), CliError> {
+    use std::io::Write as _;
+    fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| CliError::Input {
+            path: path.to_path_buf(),
+            message: format!("cannot write the summary: {e}"),
+            hint: None,
+        })
 }
 
 /// The result the triage workflow returns when it runs as a sub-step, as JSON.

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 mod common;
+mod test_action;
 mod test_apply;
 mod test_config;
 mod test_finish;
