@@ -99,7 +99,7 @@ fn target(
     pr_arg: Option<&str>,
     repo_flag: Option<&str>,
     cwd: &Path,
-    env: &dyn Env,
+    env: &(dyn Env + Sync),
 ) -> Result<(PrRef, Option<String>, RepoId), CliError> {
     let pr = PrRef::from_arg(pr_arg).map_err(|e| {
         usage(
@@ -166,7 +166,7 @@ async fn connect_with(
     pr_arg: Option<&str>,
     repo_flag: Option<&str>,
     cwd: &Path,
-    env: &dyn Env,
+    env: &(dyn Env + Sync),
 ) -> Result<Connection, CliError> {
     let (pr, host, repo) = target(pr_arg, repo_flag, cwd, env)?;
     let endpoints = Endpoints::resolve(host.as_deref(), env).map_err(|e| {

@@ -6,6 +6,7 @@ pub mod config;
 pub mod decide;
 pub mod fence;
 pub mod generate;
+pub mod mcp;
 pub mod reply;
 pub mod resolve;
 pub mod respond;

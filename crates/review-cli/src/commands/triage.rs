@@ -875,12 +875,9 @@ fn fix_history(vcs: &GitVcs, pr: &PullRequest) -> Result<(FixHistory, bool), Cli
         message: format!("cannot read the local history: {e}"),
         hint: None,
     };
-    let head = vcs.head().map_err(|e| CliError::Other {
-        message: format!("cannot read the local HEAD: {e}"),
-        hint: Some("run inside a clone with a commit checked out".to_owned()),
-    })?;
     let mut history = FixHistory::default();
     let pr_head = pr.head_sha.0.as_str();
+    // Before reading HEAD: a clone without the PR's head (or without any commit) can still plan.
     if !vcs.has_commit(pr_head) {
         output::narrate(&format!(
             "[triage] step 3 — the PR head {} is not in the local repository; fetch it to make fixes",
@@ -888,6 +885,10 @@ fn fix_history(vcs: &GitVcs, pr: &PullRequest) -> Result<(FixHistory, bool), Cli
         ));
         return Ok((history, false));
     }
+    let head = vcs.head().map_err(|e| CliError::Other {
+        message: format!("cannot read the local HEAD: {e}"),
+        hint: Some("run inside a clone with a commit checked out".to_owned()),
+    })?;
     for (sha, threads) in vcs
         .fix_commits(&["-n", "1000", pr_head])
         .map_err(git_error)?
