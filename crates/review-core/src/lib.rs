@@ -5,6 +5,21 @@
 //! a [`model::PullRequest`] and the [`signals::SignalSet`] a comment reader produced, decides
 //! with [`plan::plan`], and acts only through the traits in [`ports`].
 //!
+//! # Using it from your own project
+//!
+//! ```sh
+//! cargo add review-core review-classify
+//! ```
+//!
+//! Read a pull request into a [`model::PullRequest`] (from your service, a recording, or
+//! `review-github`), let `review_classify::analyze` read its comments into a
+//! [`signals::SignalSet`], plan with [`plan::plan`], and carry the plan out with
+//! [`execute::execute`] through your own implementation of [`ports::ReviewHost`] (and, to make
+//! fixes, [`ports::Vcs`]). The example `recorded_host` plugs a host that serves a recorded file
+//! and records the mutations asked of it: `cargo run -p review-core --example recorded_host`.
+//! The review loop's pieces are here too: [`watch::observe`] turns successive reads into events
+//! and quiescence, and [`decisions::judge`] checks a triager's verdict.
+//!
 //! The invariants it holds:
 //! - a thread with any comment not recognisably automated is human ([`gate`]) and is never
 //!   planned for a mutation;
