@@ -737,7 +737,7 @@ mod tests {
                 let trailer = format!("Review-Thread: {t}");
                 proptest::prop_assert!(msg.contains(&trailer));
                 let _ = p;
-                let wanted = words(w.trim_end_matches('.'));
+                let wanted = words(w).trim_end_matches('.').to_owned();
                 proptest::prop_assert!(words(&msg).contains(&wanted) || wanted.is_empty());
             }
         }
