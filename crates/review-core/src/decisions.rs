@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::plan::is_denied;
 
 /// The verdicts a triager may return.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Verdict {
@@ -73,6 +74,7 @@ impl fmt::Display for Verdict {
 }
 
 /// A decided finding, under its fingerprint in [`Decisions::seen`].
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Seen {
@@ -103,6 +105,7 @@ pub struct Seen {
 }
 
 /// A finding left for a person, in [`Decisions::escalated`].
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Escalation {
@@ -117,6 +120,7 @@ pub struct Escalation {
 }
 
 /// The decisions file: `<common dir>/review/decisions-OWNER-NAME-N.json`.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Decisions {

@@ -8,21 +8,25 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// The GraphQL node id of a review thread (`PRRT_...` on GitHub).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ThreadId(pub String);
 
 /// The GraphQL node id of a comment (`PRRC_...` for review comments, `IC_...` for PR comments).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct CommentId(pub String);
 
 /// The GraphQL node id of a review submission (`PRR_...`).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ReviewId(pub String);
 
 /// A full commit id (hex), as GitHub reports `oid`.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct CommitId(pub String);
@@ -57,6 +61,21 @@ pub struct RepoId {
     pub owner: String,
     /// The repository name.
     pub name: String,
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for RepoId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RepoId".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A repository as OWNER/NAME.",
+            "pattern": "^[^/\\s]+/[^/\\s]+$"
+        })
+    }
 }
 
 /// Why a string is not an `owner/name` repository.

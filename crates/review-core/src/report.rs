@@ -16,6 +16,7 @@ use crate::rules::Class;
 pub const REPORT_VERSION: u32 = 1;
 
 /// How one unresolved thread ends.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
@@ -60,6 +61,7 @@ impl fmt::Display for Outcome {
 }
 
 /// Why a thread was deferred, for the summary's breakdown.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DeferReason {
@@ -114,6 +116,7 @@ impl DeferReason {
 
 /// Outcome counts. `resolved + actioned + promoted + deferred` equals the number of unresolved,
 /// non-outdated threads read.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
     /// Resolved without a fix.
@@ -157,6 +160,7 @@ impl Counts {
 }
 
 /// One thread's line in the report.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ThreadReport {
     /// The thread's node id.
@@ -194,6 +198,7 @@ pub struct ThreadReport {
 }
 
 /// The triage report.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {
     /// [`REPORT_VERSION`].

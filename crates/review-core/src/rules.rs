@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::signals::{LadderHint, Severity, Signals};
 
 /// How a bot thread is classified.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Class {

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::{LineRange, ThreadId};
 
 /// Stated severity, normalised across bots.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {

@@ -39,6 +39,7 @@ pub const REVIEWED_AFTER_PUSH: &str = "timestamp";
 pub const COPILOT: &str = "copilot";
 
 /// Whether a thread is a bot's or a person took part.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FindingKind {
@@ -49,6 +50,7 @@ pub enum FindingKind {
 }
 
 /// One unresolved review thread, as the watcher records it.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ThreadFinding {
@@ -80,6 +82,7 @@ pub struct ThreadFinding {
 }
 
 /// A top-level PR comment a person wrote.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HumanComment {
@@ -95,6 +98,7 @@ pub struct HumanComment {
 }
 
 /// One finding of an out-of-diff review section.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OutOfDiffFinding {
@@ -112,6 +116,7 @@ pub struct OutOfDiffFinding {
 
 /// A review whose body lists findings on lines outside the diff: they have no thread, so they
 /// are answered with one aggregate PR comment per review.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OutOfDiff {
@@ -124,6 +129,7 @@ pub struct OutOfDiff {
 }
 
 /// A decided finding that reappeared under another thread.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Repost {
@@ -147,6 +153,7 @@ fn yes() -> bool {
 }
 
 /// What a bot last did on the PR.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BotActivity {
@@ -161,6 +168,7 @@ pub struct BotActivity {
 }
 
 /// An automated top-level comment (a sticky report some bots edit in place).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Sticky {
@@ -173,6 +181,7 @@ pub struct Sticky {
 }
 
 /// The state of the PR head's checks.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CheckState {
@@ -201,6 +210,7 @@ impl CheckState {
 }
 
 /// The PR head's checks.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Checks {
@@ -256,6 +266,7 @@ impl Default for WatchSettings {
 }
 
 /// What a poll cost.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PollCost {
@@ -270,6 +281,7 @@ pub struct PollCost {
 }
 
 /// What the watcher has announced, so each change is announced once.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Announced {
@@ -291,6 +303,7 @@ pub struct Announced {
 }
 
 /// The watcher's state file: `<common dir>/review/watch-OWNER-NAME-N.json`.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WatchState {
@@ -345,6 +358,7 @@ pub struct WatchState {
 }
 
 /// What an event announces.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum EventKind {
@@ -395,6 +409,7 @@ impl fmt::Display for EventKind {
 }
 
 /// One announcement: what changed, naming the items; the rest is in the state file.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Event {
     /// What changed.

@@ -43,8 +43,9 @@ pub struct ConfigArgs {
     json: bool,
 }
 
-#[derive(Debug, Serialize)]
-struct Row {
+/// One setting, as `review config --json` prints it (an array of these).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Row {
     key: &'static str,
     value: String,
     source: String,

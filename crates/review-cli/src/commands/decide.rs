@@ -64,9 +64,9 @@ pub struct DecideArgs {
 }
 
 /// What was recorded for one finding.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct Recorded {
+pub struct Recorded {
     pub fingerprint: String,
     pub thread_id: String,
     pub verdict: String,

@@ -59,6 +59,15 @@ async fn finding_body(args: &FenceArgs, fp: &str) -> Result<String, CliError> {
         })
 }
 
+/// What `review fence --json` prints.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct FenceOutput {
+    /// The marker, `finding_` and 32 hex digits from the OS random source.
+    marker: String,
+    /// The body between `<marker>` and `</marker>` lines, copies of the tags redacted.
+    fenced: String,
+}
+
 /// Runs `review fence`.
 pub async fn run(args: FenceArgs) -> Result<(), CliError> {
     let body = match &args.finding {
@@ -82,7 +91,10 @@ pub async fn run(args: FenceArgs) -> Result<(), CliError> {
         })?;
     let fenced = post::fence(body.trim_end_matches('\n'), &marker);
     let text = if args.json {
-        serde_json::json!({ "marker": marker, "fenced": fenced }).to_string() + "\n"
+        serde_json::to_string(&FenceOutput { marker, fenced }).map_err(|e| CliError::Other {
+            message: e.to_string(),
+            hint: None,
+        })? + "\n"
     } else {
         format!("MARKER: {marker}\n\n{fenced}\n")
     };

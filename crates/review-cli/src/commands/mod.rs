@@ -11,6 +11,7 @@ pub mod reply;
 pub mod resolve;
 pub mod respond;
 pub mod review_loop;
+pub mod schema;
 pub mod snapshot;
 pub mod threads;
 pub mod triage;

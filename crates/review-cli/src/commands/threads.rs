@@ -33,8 +33,8 @@ pub struct ThreadsArgs {
 }
 
 /// One thread, as listed.
-#[derive(Debug, Serialize)]
-struct Listed {
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Listed {
     id: String,
     location: String,
     resolved: bool,
@@ -47,8 +47,9 @@ struct Listed {
     comments: usize,
 }
 
-#[derive(Debug, Serialize)]
-struct Listing {
+/// What `review threads --json` prints.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Listing {
     version: u32,
     pr: u64,
     repo: String,

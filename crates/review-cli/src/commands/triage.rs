@@ -662,27 +662,51 @@ fn append(path: &Path, text: &str) -> Result<(), CliError> {
 
 /// The result the triage workflow returns when it runs as a sub-step, as JSON.
 fn substep_result(report: &Report, new_head: Option<&CommitId>, marker: Option<&str>) -> String {
-    let deferred: Vec<&str> = report
-        .threads
-        .iter()
-        .filter(|t| t.outcome == review_core::report::Outcome::Deferred)
-        .map(|t| t.id.0.as_str())
-        .collect();
-    let result = serde_json::json!({
-        "head_sha_in": report.head_sha,
-        "new_head_sha": new_head.unwrap_or(&report.head_sha),
-        "qa_swarm_ran": false,
-        "qa_swarm_marker_sha": marker,
-        "resolved": report.counts.resolved,
-        "actioned": report.counts.actioned,
-        "promoted": report.counts.promoted,
-        "deferred_threads": deferred,
-        "unresolved_actionable_remaining": report.unresolved_actionable_remaining,
-        "narration": output::collected_narration(),
-    });
+    let result = SubstepResult {
+        head_sha_in: report.head_sha.clone(),
+        new_head_sha: new_head.unwrap_or(&report.head_sha).clone(),
+        qa_swarm_ran: false,
+        qa_swarm_marker_sha: marker.map(str::to_owned),
+        resolved: report.counts.resolved,
+        actioned: report.counts.actioned,
+        promoted: report.counts.promoted,
+        deferred_threads: report
+            .threads
+            .iter()
+            .filter(|t| t.outcome == review_core::report::Outcome::Deferred)
+            .map(|t| t.id.clone())
+            .collect(),
+        unresolved_actionable_remaining: report.unresolved_actionable_remaining,
+        narration: output::collected_narration(),
+    };
     let mut text = serde_json::to_string_pretty(&result).unwrap_or_else(|_| "{}".to_owned());
     text.push('\n');
     text
+}
+
+/// What `review triage --substep` prints: the triage workflow's result as a sub-step.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct SubstepResult {
+    /// The PR head the run started from.
+    head_sha_in: CommitId,
+    /// The head after the run (the local fix commits' tip when fixes were made).
+    new_head_sha: CommitId,
+    /// Whether the pre-review ran.
+    qa_swarm_ran: bool,
+    /// The commit the pre-review marker records, when one was given.
+    qa_swarm_marker_sha: Option<String>,
+    /// Threads resolved.
+    resolved: usize,
+    /// Threads fixed.
+    actioned: usize,
+    /// Ambiguous threads the ladder fixed.
+    promoted: usize,
+    /// Threads left for a person.
+    deferred_threads: Vec<ThreadId>,
+    /// Whether actionable findings remain unresolved.
+    unresolved_actionable_remaining: bool,
+    /// The run's narration lines.
+    narration: Vec<String>,
 }
 
 /// The checkout with a journal of the tool's own uncommitted edits for this PR, after recovering

@@ -2,7 +2,6 @@
 //! state file, and prints one JSON event per line.
 
 use std::hash::{BuildHasher, Hasher};
-use std::path::Path;
 use std::time::Duration;
 
 use clap::Args;
@@ -64,15 +63,21 @@ pub struct WatchArgs {
     automation: AutomationArgs,
 }
 
-/// One line of output.
-#[derive(Serialize)]
-struct Line<'a> {
-    event: &'a str,
-    pr: &'a str,
-    head: &'a str,
-    items: &'a [String],
-    detail: &'a str,
-    state: &'a Path,
+/// One line `review watch` prints: an event.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct EventLine {
+    /// What changed.
+    event: watch::EventKind,
+    /// The pull request, `owner/name#number`.
+    pr: String,
+    /// The head commit at the last full read.
+    head: String,
+    /// What it is about: thread, comment or review ids, check names, a commit.
+    items: Vec<String>,
+    /// One line for people (for QUIESCENT, the clean report).
+    detail: String,
+    /// The state file with the details.
+    state: std::path::PathBuf,
 }
 
 fn now() -> i64 {
@@ -148,13 +153,13 @@ impl Watcher {
         let state = self.files.load_watch()?.unwrap_or_default();
         let mut text = String::new();
         for e in events {
-            let line = Line {
-                event: e.event.as_str(),
-                pr: &self.label,
-                head: &state.head_sha,
-                items: &e.items,
-                detail: &e.detail,
-                state: &self.files.watch,
+            let line = EventLine {
+                event: e.event,
+                pr: self.label.clone(),
+                head: state.head_sha.clone(),
+                items: e.items.clone(),
+                detail: e.detail.clone(),
+                state: self.files.watch.clone(),
             };
             text.push_str(&serde_json::to_string(&line).map_err(|e| CliError::Other {
                 message: e.to_string(),

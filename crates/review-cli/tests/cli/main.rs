@@ -9,5 +9,6 @@ mod test_finish;
 mod test_live;
 mod test_mcp;
 mod test_respond;
+mod test_schemas;
 mod test_triage;
 mod test_watch;

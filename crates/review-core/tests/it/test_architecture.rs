@@ -1,7 +1,14 @@
 //! Architecture invariant: review-core depends on no HTTP, git, terminal or runtime crate.
 
 /// The only crates review-core may depend on (dev-dependencies aside).
-const ALLOWED: &[&str] = &["async-trait", "serde", "serde_json", "thiserror"];
+// `schemars` is optional (feature `schema`) and only derives the JSON Schemas of serialized types.
+const ALLOWED: &[&str] = &[
+    "async-trait",
+    "schemars",
+    "serde",
+    "serde_json",
+    "thiserror",
+];
 
 #[test]
 fn review_core_depends_only_on_pure_crates() {
