@@ -243,7 +243,10 @@ impl ReviewServer {
             Ok(pr) => pr,
             Err(e) => return refuse(e),
         };
-        let automation = review_core::gate::AutomationSettings::default();
+        let automation = match automation() {
+            Ok(a) => a,
+            Err(e) => return refuse(e.to_string()),
+        };
         let signals = review_classify::analyze(&pr, &automation);
         let marker = match crate::command::random_marker() {
             Ok(hex) => format!("finding_{hex}"),
@@ -314,7 +317,10 @@ impl ReviewServer {
             Ok(hex) => format!("finding_{hex}"),
             Err(e) => return Err(ErrorData::internal_error(e, None)),
         };
-        let automation = review_core::gate::AutomationSettings::default();
+        let automation = match automation() {
+            Ok(a) => a,
+            Err(e) => return refuse(e.to_string()),
+        };
         let comments: Vec<serde_json::Value> = thread
             .comments
             .iter()
@@ -467,6 +473,16 @@ impl ReviewServer {
         self.run(vec!["respond".into(), p.pr, "--replies".into(), path])
             .await
     }
+}
+
+/// Who counts as automated: the defaults plus the configured accounts and headers.
+fn automation() -> Result<review_core::gate::AutomationSettings, CliError> {
+    let config = crate::config::current()?;
+    Ok(review_core::gate::AutomationSettings {
+        accounts: crate::config::Config::values(&config.accounts).collect(),
+        extra_headers: crate::config::Config::values(&config.headers).collect(),
+        ..review_core::gate::AutomationSettings::default()
+    })
 }
 
 impl ReviewServer {
