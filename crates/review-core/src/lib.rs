@@ -78,6 +78,7 @@
 
 pub mod decisions;
 pub mod execute;
+pub mod followup;
 pub mod gate;
 pub mod model;
 pub mod plan;
