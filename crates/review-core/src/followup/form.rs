@@ -64,7 +64,7 @@ pub struct FormIssue {
     pub diff_hunk: Option<String>,
     /// The one-line summary.
     pub summary: String,
-    /// The stated severity (`critical`, `major`, `minor`, `nit`, `none`).
+    /// The stated severity (`critical`, `high`, `medium`, `low`, `nit`, `none`).
     pub severity: String,
     /// What the tool suggests.
     pub suggestion: FormSuggestion,
