@@ -984,7 +984,7 @@ mod tests {
         );
         assert_eq!(mode, DispatchMode::Team);
         assert_eq!(tasks[0].difficulty, Difficulty::Medium);
-        assert_eq!(tasks[2].auto_resolve["T6"], true);
+        assert!(tasks[2].auto_resolve["T6"]);
         let (one, mode) = plan(&fixes[..2]);
         assert_eq!((one.len(), mode), (1, DispatchMode::Solo));
         let dependent = vec![
