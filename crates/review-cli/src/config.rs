@@ -98,6 +98,7 @@ struct Commands {
     triager: Option<String>,
     fixer: Option<String>,
     checks: Option<String>,
+    agent: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -129,6 +130,8 @@ pub struct Config {
     pub fixer: Option<(String, Source)>,
     /// The project's checks.
     pub checks: Option<(String, Source)>,
+    /// The coding agent `review followup` dispatches fix tasks to.
+    pub agent: Option<(String, Source)>,
     /// Whether `triage` applies by default.
     pub apply: Option<(bool, Source)>,
     /// Whether `triage --apply` pushes by default.
@@ -300,6 +303,7 @@ pub fn load(dir: &Path) -> Result<Config, CliError> {
         config.triager = c.triager.map(|v| (v, source.clone()));
         config.fixer = c.fixer.map(|v| (v, source.clone()));
         config.checks = c.checks.map(|v| (v, source.clone()));
+        config.agent = c.agent.map(|v| (v, source.clone()));
         config.apply = user.defaults.apply.map(|v| (v, source.clone()));
         config.push = user.defaults.push.map(|v| (v, source.clone()));
         config.files.push(source);

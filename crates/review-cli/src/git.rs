@@ -279,6 +279,44 @@ impl GitVcs {
         self.run(&["rev-parse", "--short=7", "HEAD"])
     }
 
+    /// The abbreviated id of HEAD (at least 7 characters, as `git rev-parse --short` gives).
+    pub fn short_head(&self) -> Result<String, GitError> {
+        self.run(&["rev-parse", "--short=7", "HEAD"])
+    }
+
+    /// The full id of HEAD.
+    pub fn head_id(&self) -> Result<String, GitError> {
+        self.run(&["rev-parse", "HEAD"])
+    }
+
+    /// The commits of `from..to`, oldest first.
+    pub fn commits_between(&self, from: &str, to: &str) -> Result<Vec<String>, GitError> {
+        let out = self.run(&["rev-list", "--reverse", &format!("{from}..{to}")])?;
+        Ok(out.lines().map(str::to_owned).collect())
+    }
+
+    /// Adds a worktree at `path` on a detached `commit`.
+    pub fn add_worktree(&self, path: &Path, commit: &str) -> Result<Self, GitError> {
+        let p = path.to_string_lossy();
+        self.run(&["worktree", "add", "--quiet", "--detach", &p, commit])?;
+        Self::open(path)
+    }
+
+    /// Removes the worktree at `path` (and what is in it).
+    pub fn remove_worktree(&self, path: &Path) -> Result<(), GitError> {
+        let p = path.to_string_lossy();
+        self.run(&["worktree", "remove", "--force", &p]).map(|_| ())
+    }
+
+    /// Applies `commits` on HEAD, in order; on a conflict, aborts and leaves HEAD as it was.
+    pub fn cherry_pick(&self, commits: &[String]) -> Result<(), GitError> {
+        let mut args = vec!["cherry-pick", "--allow-empty"];
+        args.extend(commits.iter().map(String::as_str));
+        self.run(&args).map(|_| ()).inspect_err(|_| {
+            let _ = self.run(&["cherry-pick", "--abort"]);
+        })
+    }
+
     /// Whether `commit` exists locally.
     pub fn has_commit(&self, commit: &str) -> bool {
         self.run(&["cat-file", "-e", &format!("{commit}^{{commit}}")])

@@ -4,6 +4,7 @@ mod cli;
 mod command;
 mod commands;
 mod config;
+mod dispatch;
 mod error;
 mod fixer;
 mod git;

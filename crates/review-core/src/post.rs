@@ -30,6 +30,12 @@ pub fn marked_body(header: &str, text: &str, key: &str) -> String {
     )
 }
 
+/// The body of a reply in the PR author's own words (the follow-up's reply-only threads): their
+/// text as written, without the automated header (the words are a person's), and the hidden key.
+pub fn own_words_body(text: &str, key: &str) -> String {
+    format!("{}\n\n{KEY_PREFIX}{key} -->", text.trim())
+}
+
 /// The idempotency key a body carries, if any.
 pub fn find_key(body: &str) -> Option<&str> {
     let start = body.rfind(KEY_PREFIX)? + KEY_PREFIX.len();

@@ -105,6 +105,32 @@ impl GitHubHost {
         }
     }
 
+    /// Posts a reply in the PR author's own words (`review_core::post::own_words_body`: no
+    /// automated header, but the idempotency key), once: the follow-up's reply-only threads,
+    /// the one place the tool writes in a thread a person took part in, because the words are
+    /// the author's. Not part of the `ReviewHost` port on purpose.
+    ///
+    /// # Errors
+    /// As [`ReviewHost::reply`], and `Refused` for a body without a key.
+    pub async fn reply_in_own_words(
+        &self,
+        thread: &ThreadId,
+        body: &str,
+    ) -> Result<PostedComment, HostError> {
+        let Some(key) = post::find_key(body).map(str::to_owned) else {
+            return Err(HostError::Refused(
+                "a reply must carry the idempotency key".to_owned(),
+            ));
+        };
+        self.check_pending_review().await?;
+        self.post_once(
+            "reply",
+            || self.post_reply(thread, body),
+            || self.landed(thread, &key),
+        )
+        .await
+    }
+
     /// The client (for its request and point counts).
     pub fn client(&self) -> &Client {
         &self.client

@@ -27,6 +27,7 @@ use crate::output;
 ///     triager = "..."                # triage and loop --triager-cmd
 ///     fixer = "..."                  # triage and loop --fixer-cmd
 ///     checks = "cargo test"          # commit-round and loop --check-cmd
+///     agent = "..."                  # followup --agent-cmd
 ///     [defaults]                     # your file only
 ///     apply = true                   # triage applies unless --no-apply
 ///     push = false                   # triage --apply pushes unless --no-push
@@ -85,6 +86,7 @@ fn rows(config: &config::Config) -> Vec<Row> {
         ("commands.triager", &config.triager),
         ("commands.fixer", &config.fixer),
         ("commands.checks", &config.checks),
+        ("commands.agent", &config.agent),
     ] {
         match value {
             Some((v, s)) => push(key, v.clone(), s),

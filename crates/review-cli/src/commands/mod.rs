@@ -5,6 +5,7 @@ pub mod common;
 pub mod config;
 pub mod decide;
 pub mod fence;
+pub mod followup;
 pub mod generate;
 pub mod mcp;
 pub mod reply;

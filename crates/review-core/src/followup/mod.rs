@@ -763,6 +763,37 @@ pub fn plan(fixes: &[(Issue, IssueAnswer)]) -> (Vec<Task>, DispatchMode) {
     (tasks, mode)
 }
 
+/// Stale check: drops from the plan the threads resolved since they were collected (`resolved`
+/// says which are now), and the tasks left with none. Returns the thread ids dropped.
+pub fn drop_stale(
+    tasks: &mut Vec<Task>,
+    replies: &mut Vec<(Issue, IssueAnswer)>,
+    resolved: &dyn Fn(&str) -> bool,
+) -> Vec<String> {
+    let mut dropped = Vec::new();
+    replies.retain(|(i, _)| {
+        let gone = resolved(&i.thread_id);
+        if gone {
+            dropped.push(i.thread_id.clone());
+        }
+        !gone
+    });
+    for task in tasks.iter_mut() {
+        let gone: Vec<String> = task
+            .threads
+            .iter()
+            .filter(|t| resolved(t))
+            .cloned()
+            .collect();
+        task.threads.retain(|t| !gone.contains(t));
+        task.instructions.retain(|(t, _)| !gone.contains(t));
+        task.auto_resolve.retain(|t, _| !gone.contains(t));
+        dropped.extend(gone);
+    }
+    tasks.retain(|t| !t.threads.is_empty());
+    dropped
+}
+
 /// The task description an agent command receives (the workflow's contract: context, source
 /// threads, objective, scope, branch, thread links, acceptance criteria).
 pub fn task_description(pr: &PullRequest, task: &Task, issues: &[Issue]) -> String {
@@ -995,6 +1026,24 @@ mod tests {
             ),
         ];
         assert_eq!(plan(&dependent).1, DispatchMode::Lead);
+    }
+
+    #[test]
+    fn stale_threads_leave_the_plan_and_empty_tasks_go() {
+        let fixes = vec![
+            fix(issue(1, Some("src/a.rs"), None), "fix a"),
+            fix(issue(2, Some("src/a.rs"), None), "fix a again"),
+            fix(issue(3, Some("src/b.rs"), None), "fix b"),
+        ];
+        let (mut tasks, _) = plan(&fixes);
+        let mut replies = vec![fix(issue(4, Some("src/c.rs"), None), "intentional")];
+        let dropped = drop_stale(&mut tasks, &mut replies, &|t| {
+            t == "T2" || t == "T3" || t == "T4"
+        });
+        assert_eq!(dropped.len(), 3);
+        assert_eq!(tasks.len(), 1, "the task of b.rs lost its only thread");
+        assert_eq!(tasks[0].threads, vec!["T1".to_owned()]);
+        assert!(replies.is_empty());
     }
 
     #[test]

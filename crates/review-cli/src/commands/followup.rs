@@ -1,0 +1,647 @@
+//! `review followup`: the operator's pass over every unresolved thread: a form (or an answers
+//! file), a plan confirmed before anything is posted, reply-only threads answered in the
+//! author's words, fix tasks dispatched to a coding agent, and completion replies once the
+//! fixes are pushed.
+
+use std::io::{BufRead, IsTerminal};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Args;
+use review_core::followup::form::{FormAnswers, FormStatus};
+use review_core::followup::{self, DispatchMode, Issue, Lang, Task};
+use review_core::model::{CommentId, PullRequest, ThreadId};
+use review_core::ports::{MinimizeReason, ReviewHost};
+use review_core::post;
+use review_github::adapter::{GitHubHost, WriteSettings};
+use review_github::reader::Reader;
+use serde::{Deserialize, Serialize};
+
+use crate::commands::common::{self, AutomationArgs, PrArgs};
+use crate::error::CliError;
+use crate::git::GitVcs;
+use crate::github::{self, Connection};
+use crate::output;
+
+/// The workflow's words when the branch has no open pull request.
+const NO_PR: &str =
+    "No open PR found for the current branch. Switch to a branch with an open PR and try again.";
+
+/// Follow up on every unresolved thread: say what to do with each, then let the tool do it
+///
+/// Shows a summary and a local web form (or reads --answers FILE, the same JSON the form
+/// returns) where you write, per thread, what to do. Instructions are read as skip (blank),
+/// reply (an explanation: posted in your words), fix (a code change, dispatched to
+/// --agent-cmd) or unclear (then nothing happens until you clarify). The plan is checked
+/// against GitHub again, shown, and confirmed (--yes for scripts) before anything is posted.
+/// Fix replies ("Fixed in <sha>: ...") and hiding review groups wait until the fixes are on the
+/// PR's head: push, then run `review followup --finish`.
+#[derive(Debug, Args)]
+pub struct FollowupArgs {
+    /// The pull request: a number, a URL, or nothing for the open PR of the current branch
+    #[arg(value_name = "PR")]
+    pr: Option<String>,
+
+    /// Read the answers from FILE instead of showing the form
+    #[arg(long, value_name = "FILE")]
+    answers: Option<PathBuf>,
+
+    /// Confirm the plan without asking
+    #[arg(long)]
+    yes: bool,
+
+    /// The coding agent for fix tasks, run with `sh -c` in the repository (in its own git
+    /// worktree for parallel tasks), the task description on stdin and in $REVIEW_TASK_FILE
+    /// [default: `commands.agent` of your config file]
+    #[arg(long, value_name = "COMMAND")]
+    agent_cmd: Option<String>,
+
+    /// How long one agent run may take, in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    agent_timeout: u64,
+
+    /// Do not try to open a browser (the form's address is printed either way)
+    #[arg(long)]
+    no_browser: bool,
+
+    /// Post the replies of fixes now on the PR's head, and hide the review groups whose threads
+    /// are all resolved
+    #[arg(long, conflicts_with_all = ["answers", "yes"])]
+    finish: bool,
+
+    #[command(flatten)]
+    target: PrArgs,
+
+    #[command(flatten)]
+    automation: AutomationArgs,
+}
+
+/// A fix reply owed once its commit is on the PR's head.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Completion {
+    thread_id: String,
+    sha: String,
+    what: String,
+    lang: Lang,
+}
+
+/// A review group to hide once all its threads are resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Hide {
+    group: String,
+    reviewer: String,
+    threads: Vec<String>,
+}
+
+/// What a follow-up leaves for `--finish`: `.git/review/followup-OWNER-NAME-N.json`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FollowupState {
+    #[serde(default)]
+    completions: Vec<Completion>,
+    #[serde(default)]
+    hide: Vec<Hide>,
+}
+
+/// What the run did, for the wrap-up.
+#[derive(Debug, Default)]
+struct Tally {
+    triaged: usize,
+    tasks: usize,
+    tasks_done: usize,
+    replies: usize,
+    resolved: usize,
+    skipped: usize,
+    waiting: usize,
+}
+
+fn state_path(vcs: &GitVcs, pr: &PullRequest) -> Result<PathBuf, CliError> {
+    crate::state::pr_file(vcs, "followup", pr).map_err(|e| CliError::Other {
+        message: format!("cannot find the git directory: {e}"),
+        hint: None,
+    })
+}
+
+fn read_answers(path: &Path) -> Result<FormAnswers, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| CliError::Input {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+        hint: None,
+    })?;
+    serde_json::from_str(&text).map_err(|e| CliError::Input {
+        path: path.to_path_buf(),
+        message: format!("not a follow-up answers file: {e}"),
+        hint: Some(
+            "it is the JSON the form returns: {\"status\": \"submitted\", \"issues\": {\"<thread id>\": {\"instruction\", \"autoResolve\", \"action\"}}, \"groups\": {\"<group id>\": {\"hide\"}}}"
+                .to_owned(),
+        ),
+    })
+}
+
+async fn connect(args: &FollowupArgs) -> Result<(Connection, PullRequest), CliError> {
+    match common::load(
+        args.pr.as_deref(),
+        args.target.repo.as_deref(),
+        "[followup]",
+    )
+    .await
+    {
+        Err(CliError::NotFound { message, .. })
+            if args.pr.is_none() && message.starts_with("no open PR for branch") =>
+        {
+            Err(CliError::NotFound {
+                message: NO_PR.to_owned(),
+                hint: None,
+            })
+        }
+        other => other,
+    }
+}
+
+fn host(conn: &Connection, automation: &review_core::gate::AutomationSettings) -> GitHubHost {
+    GitHubHost::new(
+        conn.client.clone(),
+        conn.repo.clone(),
+        conn.number,
+        WriteSettings {
+            header: automation.header.clone(),
+            ..WriteSettings::default()
+        },
+    )
+}
+
+/// Asks on the terminal whether to go on.
+fn confirm(yes: bool) -> Result<bool, CliError> {
+    if yes {
+        return Ok(true);
+    }
+    if !std::io::stdin().is_terminal() {
+        return Err(CliError::Usage {
+            message: "the plan needs your confirmation, and there is no terminal to ask on"
+                .to_owned(),
+            hint: Some("pass --yes to confirm it; nothing was posted".to_owned()),
+        });
+    }
+    output::prompt("Proceed with this plan? [y/N] ");
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(CliError::Output)?;
+    Ok(matches!(
+        answer.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
+fn preview(
+    tasks: &[Task],
+    mode: DispatchMode,
+    replies: usize,
+    skipped: usize,
+    issues: &[Issue],
+) -> String {
+    let number = |id: &str| {
+        issues
+            .iter()
+            .find(|i| i.thread_id == id)
+            .map_or_else(|| "?".to_owned(), |i| format!("#{}", i.number))
+    };
+    let mut out = String::from(
+        "## Execution Preview\n\n| Task | Issues | Files | Difficulty | Action |\n|------|--------|-------|------------|--------|\n",
+    );
+    for t in tasks {
+        let nums: Vec<String> = t.threads.iter().map(|id| number(id)).collect();
+        out.push_str(&format!(
+            "| {} | {} | {} | {:?} | fix |\n",
+            t.title.replace('|', "\\|"),
+            nums.join(", "),
+            if t.files.is_empty() {
+                "—".to_owned()
+            } else {
+                t.files.join(", ")
+            },
+            t.difficulty
+        ));
+    }
+    out.push_str(&format!(
+        "\nCode fix tasks: {}\nReply-only items: {replies}\nSkipped: {skipped}\nDispatch mode: {}\n",
+        tasks.len(),
+        match mode {
+            DispatchMode::Solo => "Solo",
+            DispatchMode::Team => "Team (parallel, one git worktree each)",
+            DispatchMode::Lead => "Lead (one after another)",
+        }
+    ));
+    out
+}
+
+/// Shows the form and waits for its answers.
+async fn show_form(
+    page: &followup::form::FormPage,
+    previous: Option<&FormAnswers>,
+    open_browser: bool,
+) -> Result<FormAnswers, String> {
+    let _ = (page, previous, open_browser);
+    Err("the web form is not built in yet".to_owned())
+}
+
+/// Runs `review followup`.
+pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
+    let automation = args.automation.settings()?;
+    let (conn, pr) = connect(&args).await?;
+    let vcs = GitVcs::open(&common::cwd()?).ok();
+    if args.finish {
+        let vcs = vcs.ok_or_else(|| CliError::Usage {
+            message: "--finish reads what the follow-up left in the git directory".to_owned(),
+            hint: Some("run it in the clone the follow-up ran in".to_owned()),
+        })?;
+        let mut tally = Tally::default();
+        finish(&conn, &pr, &vcs, &automation, &mut tally).await?;
+        return output::stdout(&wrap_up(&tally)).map_err(CliError::Output);
+    }
+
+    let signals = review_classify::analyze(&pr, &automation);
+    let issues = followup::collect(&pr, &signals, &automation);
+    if issues.is_empty() {
+        return output::stdout("All review threads are resolved. Nothing to follow up on.\n")
+            .map_err(CliError::Output);
+    }
+    let summary = followup::Summary::of(&pr, &issues);
+    output::narrate(&summary.markdown(&issues));
+    let page = followup::form_page(&pr, &issues, &summary);
+
+    let mut previous: Option<FormAnswers> = None;
+    let (answers, sorted, tasks, mode) = loop {
+        let answers = match &args.answers {
+            Some(path) => read_answers(path)?,
+            None => show_form(&page, previous.as_ref(), !args.no_browser)
+                .await
+                .map_err(|e| CliError::Other {
+                    message: format!("the form could not be shown: {e}"),
+                    hint: Some("pass --answers FILE to answer without a browser".to_owned()),
+                })?,
+        };
+        let json = serde_json::to_string(&answers).unwrap_or_default();
+        output::stdout(&format!("{json}\n")).map_err(CliError::Output)?;
+        if answers.status != FormStatus::Submitted {
+            output::narrate("Triage cancelled.");
+            return Ok(());
+        }
+        let mut sorted = followup::sort(&issues, &answers);
+        if !sorted.unclear.is_empty() {
+            let lines: Vec<String> = sorted
+                .unclear
+                .iter()
+                .map(|(i, text)| followup::clarification(i.number, text))
+                .collect();
+            output::stdout(&(lines.join("\n") + "\n")).map_err(CliError::Output)?;
+            return Err(CliError::Usage {
+                message: format!(
+                    "{} instruction(s) are ambiguous; nothing was done",
+                    sorted.unclear.len()
+                ),
+                hint: Some("answer them with fix, reply or skip, and run again".to_owned()),
+            });
+        }
+        if sorted.fixes.is_empty() && sorted.replies.is_empty() {
+            return output::stdout("No action taken — all issues skipped.\n")
+                .map_err(CliError::Output);
+        }
+        let (mut tasks, mode) = followup::plan(&sorted.fixes);
+        // Stale check #1: what was resolved since the threads were collected leaves the plan.
+        let fresh = Reader::new(&conn.client)
+            .pull_request(&conn.repo, conn.number)
+            .await
+            .map_err(github::read_error)?;
+        let resolved = |id: &str| {
+            fresh
+                .thread(&ThreadId(id.to_owned()))
+                .is_none_or(|t| t.is_resolved)
+        };
+        let dropped = followup::drop_stale(&mut tasks, &mut sorted.replies, &resolved);
+        for id in &dropped {
+            output::narrate(&format!(
+                "[followup] thread {id} was resolved since it was collected: dropped from the plan"
+            ));
+        }
+        output::narrate(&preview(
+            &tasks,
+            mode,
+            sorted.replies.len(),
+            sorted.skipped.len(),
+            &issues,
+        ));
+        if confirm(args.yes)? {
+            break (answers, sorted, tasks, mode);
+        }
+        if args.answers.is_some() {
+            output::narrate("[followup] not confirmed: nothing was posted");
+            return Ok(());
+        }
+        output::narrate("[followup] not confirmed: the form opens again with your answers");
+        previous = Some(answers);
+    };
+
+    let mut tally = Tally {
+        triaged: issues.len(),
+        skipped: sorted.skipped.len(),
+        tasks: tasks.len(),
+        ..Tally::default()
+    };
+    let host = host(&conn, &automation);
+
+    // Reply-only threads: the operator's words, once ever.
+    let mut to_resolve = Vec::new();
+    for (issue, answer) in &sorted.replies {
+        let id = ThreadId(issue.thread_id.clone());
+        let text = answer.instruction.trim();
+        let key = post::idempotency_key(&id, text);
+        let already = pr.thread(&id).is_some_and(|t| {
+            t.comments
+                .iter()
+                .any(|c| post::find_key(&c.body) == Some(key.as_str()))
+        });
+        if already {
+            output::narrate(&format!(
+                "[followup] #{}: replied before; not again",
+                issue.number
+            ));
+        } else {
+            match host
+                .reply_in_own_words(&id, &post::own_words_body(text, &key))
+                .await
+            {
+                Ok(_) => {
+                    tally.replies += 1;
+                    output::narrate(&format!("[followup] #{}: replied", issue.number));
+                }
+                Err(e) => {
+                    output::narrate(&format!(
+                        "[followup] #{}: the reply failed ({e}); not resolved",
+                        issue.number
+                    ));
+                    continue;
+                }
+            }
+        }
+        if answer.auto_resolve {
+            to_resolve.push(id);
+        }
+    }
+    if !to_resolve.is_empty() {
+        for (id, r) in to_resolve
+            .iter()
+            .zip(host.resolve_threads(&to_resolve).await)
+        {
+            match r {
+                Ok(()) => tally.resolved += 1,
+                Err(e) => output::narrate(&format!("[followup] resolving {id} failed: {e}")),
+            }
+        }
+    }
+
+    // Fix tasks.
+    let mut state = FollowupState::default();
+    let lang_of = |id: &str| {
+        let texts: Vec<&str> = pr
+            .thread(&ThreadId(id.to_owned()))
+            .map(|t| t.comments.iter().map(|c| c.body.as_str()).collect())
+            .unwrap_or_default();
+        followup::language_of(texts)
+    };
+    if !tasks.is_empty() {
+        let config = crate::config::current()?;
+        let agent = crate::config::or_configured(args.agent_cmd.as_ref(), config.agent.as_ref());
+        let vcs = vcs.as_ref().ok_or_else(|| CliError::Usage {
+            message: "fix tasks run in a clone of the repository".to_owned(),
+            hint: Some("run review followup inside the pull request's clone".to_owned()),
+        })?;
+        match agent.filter(|a| !a.trim().is_empty()) {
+            None => {
+                for (n, task) in tasks.iter().enumerate() {
+                    let text = followup::task_description(&pr, task, &issues);
+                    output::stdout(&format!("\n### Task {}: {}\n\n{text}", n + 1, task.title))
+                        .map_err(CliError::Output)?;
+                }
+                output::narrate(
+                    "[followup] no agent command (--agent-cmd or commands.agent): the tasks are printed above for you to carry out",
+                );
+            }
+            Some(agent) => {
+                let outcomes = crate::dispatch::run_tasks(
+                    vcs,
+                    &agent,
+                    Duration::from_secs(args.agent_timeout),
+                    mode,
+                    &tasks
+                        .iter()
+                        .map(|t| followup::task_description(&pr, t, &issues))
+                        .collect::<Vec<_>>(),
+                );
+                for (task, outcome) in tasks.iter().zip(outcomes) {
+                    match outcome {
+                        Ok(Some(sha)) => {
+                            tally.tasks_done += 1;
+                            for (id, text) in &task.instructions {
+                                if task.auto_resolve.get(id).copied().unwrap_or(false) {
+                                    state.completions.push(Completion {
+                                        thread_id: id.clone(),
+                                        sha: sha.clone(),
+                                        what: text.clone(),
+                                        lang: lang_of(id),
+                                    });
+                                }
+                            }
+                        }
+                        Ok(None) => output::narrate(&format!(
+                            "[followup] task \"{}\" made no commit: its threads stay open",
+                            task.title
+                        )),
+                        Err(why) => output::narrate(&format!(
+                            "[followup] task \"{}\" failed: {why}; its threads stay open",
+                            task.title
+                        )),
+                    }
+                }
+            }
+        }
+    }
+    for (group, g) in &answers.groups {
+        if g.hide {
+            let threads: Vec<String> = issues
+                .iter()
+                .filter(|i| &i.group == group)
+                .map(|i| i.thread_id.clone())
+                .collect();
+            let reviewer = issues
+                .iter()
+                .find(|i| &i.group == group)
+                .map_or_else(String::new, |i| i.reviewer.clone());
+            state.hide.push(Hide {
+                group: group.clone(),
+                reviewer,
+                threads,
+            });
+        }
+    }
+    if let Some(vcs) = &vcs {
+        let path = state_path(vcs, &pr)?;
+        crate::state::update(&path, |saved: &mut FollowupState| {
+            saved.completions.append(&mut state.completions);
+            for h in state.hide.drain(..) {
+                if !saved.hide.iter().any(|s| s.group == h.group) {
+                    saved.hide.push(h);
+                }
+            }
+        })
+        .map_err(|e| CliError::Input {
+            path: path.clone(),
+            message: e.describe("follow-up state"),
+            hint: Some("it was left as it is".to_owned()),
+        })?;
+        finish(&conn, &pr, vcs, &automation, &mut tally).await?;
+    }
+    output::stdout(&wrap_up(&tally)).map_err(CliError::Output)
+}
+
+/// Posts the fix replies whose commits are on the PR's head (after re-reading each thread: one
+/// already resolved is skipped), and hides the review groups whose threads are all resolved.
+async fn finish(
+    conn: &Connection,
+    pr_before: &PullRequest,
+    vcs: &GitVcs,
+    automation: &review_core::gate::AutomationSettings,
+    tally: &mut Tally,
+) -> Result<(), CliError> {
+    let path = state_path(vcs, pr_before)?;
+    let state: FollowupState = crate::state::load(&path).map_err(|e| CliError::Input {
+        path: path.clone(),
+        message: e.describe("follow-up state"),
+        hint: Some("it was left as it is".to_owned()),
+    })?;
+    if state.completions.is_empty() && state.hide.is_empty() {
+        return Ok(());
+    }
+    let pr = Reader::new(&conn.client)
+        .pull_request(&conn.repo, conn.number)
+        .await
+        .map_err(github::read_error)?;
+    let host = host(conn, automation);
+    let on_head = |sha: &str| {
+        pr.head_sha.0.starts_with(sha)
+            || (vcs.has_commit(&pr.head_sha.0) && vcs.is_ancestor(sha, &pr.head_sha.0))
+    };
+    let mut left = FollowupState::default();
+    let mut to_resolve = Vec::new();
+    for c in state.completions {
+        let id = ThreadId(c.thread_id.clone());
+        let Some(thread) = pr.thread(&id) else {
+            continue;
+        };
+        if thread.is_resolved {
+            output::narrate(&format!("[followup] {id} is already resolved: no reply"));
+            continue;
+        }
+        if !on_head(&c.sha) {
+            tally.waiting += 1;
+            output::narrate(&format!(
+                "[followup] {id}: fixed in {}, which is not on the PR yet; push, then run `review followup --finish`",
+                c.sha
+            ));
+            left.completions.push(c);
+            continue;
+        }
+        let text = followup::fixed_reply(c.lang, &c.sha, &c.what);
+        let key = post::idempotency_key(&id, &text);
+        let posted = thread
+            .comments
+            .iter()
+            .any(|cm| post::find_key(&cm.body) == Some(key.as_str()));
+        if !posted {
+            if let Err(e) = host
+                .reply(&id, &post::marked_body(&automation.header, &text, &key))
+                .await
+            {
+                output::narrate(&format!(
+                    "[followup] {id}: the reply failed ({e}); kept for the next --finish"
+                ));
+                left.completions.push(c);
+                continue;
+            }
+            tally.replies += 1;
+        }
+        to_resolve.push(id);
+    }
+    if !to_resolve.is_empty() {
+        for (id, r) in to_resolve
+            .iter()
+            .zip(host.resolve_threads(&to_resolve).await)
+        {
+            match r {
+                Ok(()) => tally.resolved += 1,
+                Err(e) => output::narrate(&format!("[followup] resolving {id} failed: {e}")),
+            }
+        }
+    }
+    // Hide groups, reading the threads again after the resolves.
+    let pr = if to_resolve.is_empty() {
+        pr
+    } else {
+        Reader::new(&conn.client)
+            .pull_request(&conn.repo, conn.number)
+            .await
+            .map_err(github::read_error)?
+    };
+    for h in state.hide {
+        let threads: Vec<_> = h
+            .threads
+            .iter()
+            .filter_map(|id| pr.thread(&ThreadId(id.clone())))
+            .collect();
+        let open = threads.iter().filter(|t| !t.is_resolved).count();
+        if open > 0 {
+            output::narrate(&format!(
+                "Group @{}: {open}/{} threads still unresolved, skipping hide.",
+                h.reviewer,
+                threads.len()
+            ));
+            left.hide.push(h);
+            continue;
+        }
+        let comments: Vec<CommentId> = threads
+            .iter()
+            .flat_map(|t| t.comments.iter().map(|c| c.id.clone()))
+            .collect();
+        let mut failed = false;
+        for c in &comments {
+            if let Err(e) = host.minimize(c, MinimizeReason::Outdated).await {
+                output::narrate(&format!("[followup] hiding {c} failed: {e}"));
+                failed = true;
+            }
+        }
+        if failed {
+            left.hide.push(h);
+        } else {
+            output::narrate(&format!(
+                "[followup] group @{} hidden ({} comments)",
+                h.reviewer,
+                comments.len()
+            ));
+        }
+    }
+    crate::state::save(&path, &left).map_err(|e| CliError::Input {
+        path: path.clone(),
+        message: format!("cannot record what is left: {e}"),
+        hint: None,
+    })
+}
+
+fn wrap_up(t: &Tally) -> String {
+    format!(
+        "Threads triaged: {}\nFix tasks dispatched: {} (completed: {})\nReplies posted: {}\nThreads resolved: {}\nSkipped: {}\nFix replies waiting for a push: {}\n",
+        t.triaged, t.tasks, t.tasks_done, t.replies, t.resolved, t.skipped, t.waiting
+    )
+}

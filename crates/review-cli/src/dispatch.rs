@@ -1,0 +1,142 @@
+//! Dispatching follow-up fix tasks to a coding agent command: one after another in the clone
+//! (solo, lead), or in parallel, each in its own git worktree, merged back in order (team).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use review_core::followup::DispatchMode;
+
+use crate::git::GitVcs;
+use crate::output;
+
+/// What one task ended with: the new HEAD's short id when it committed, `None` when it made no
+/// commit, or why it failed.
+pub type TaskOutcome = Result<Option<String>, String>;
+
+/// `text` quoted for `sh`.
+fn quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// Runs the agent on one task in `vcs`'s work tree: the description on stdin and in a file
+/// named by `$REVIEW_TASK_FILE`. Returns the commits it made on top of where it started.
+fn run_one(
+    vcs: &GitVcs,
+    agent: &str,
+    timeout: Duration,
+    description: &str,
+    file: &Path,
+) -> Result<Vec<String>, String> {
+    std::fs::write(file, description).map_err(|e| format!("cannot write the task file: {e}"))?;
+    let before = vcs.head_id().map_err(|e| e.to_string())?;
+    let command = format!(
+        "REVIEW_TASK_FILE={} {agent}",
+        quoted(&file.to_string_lossy())
+    );
+    crate::command::run(&command, vcs.root(), description, timeout)
+        .map_err(|why| format!("the agent {why}"))?;
+    let after = vcs.head_id().map_err(|e| e.to_string())?;
+    if after == before {
+        return Ok(Vec::new());
+    }
+    vcs.commits_between(&before, &after)
+        .map_err(|e| e.to_string())
+}
+
+/// Runs every task; returns one outcome per task, in order.
+pub fn run_tasks(
+    vcs: &GitVcs,
+    agent: &str,
+    timeout: Duration,
+    mode: DispatchMode,
+    descriptions: &[String],
+) -> Vec<TaskOutcome> {
+    let dir = match vcs.common_dir() {
+        Ok(d) => d.join("review").join("followup"),
+        Err(e) => return descriptions.iter().map(|_| Err(e.to_string())).collect(),
+    };
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        return descriptions
+            .iter()
+            .map(|_| Err(format!("cannot create {}: {e}", dir.display())))
+            .collect();
+    }
+    let task_file = |i: usize| dir.join(format!("task-{}.md", i + 1));
+    match mode {
+        DispatchMode::Solo | DispatchMode::Lead => descriptions
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                output::narrate(&format!("[followup] task {}: the agent is working", i + 1));
+                let commits = run_one(vcs, agent, timeout, d, &task_file(i))?;
+                if commits.is_empty() {
+                    return Ok(None);
+                }
+                vcs.short_head().map(Some).map_err(|e| e.to_string())
+            })
+            .collect(),
+        DispatchMode::Team => team(vcs, agent, timeout, descriptions, &dir),
+    }
+}
+
+/// Parallel tasks, each in a worktree detached at HEAD, then merged back in order with
+/// cherry-picks. A task whose commits conflict with an earlier one's is reported, not merged.
+fn team(
+    vcs: &GitVcs,
+    agent: &str,
+    timeout: Duration,
+    descriptions: &[String],
+    dir: &Path,
+) -> Vec<TaskOutcome> {
+    let base = match vcs.head_id() {
+        Ok(b) => b,
+        Err(e) => return descriptions.iter().map(|_| Err(e.to_string())).collect(),
+    };
+    let paths: Vec<PathBuf> = (0..descriptions.len())
+        .map(|i| dir.join(format!("worktree-{}-{}", std::process::id(), i + 1)))
+        .collect();
+    output::narrate(&format!(
+        "[followup] {} tasks in parallel, one git worktree each",
+        descriptions.len()
+    ));
+    let worked: Vec<Result<Vec<String>, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = descriptions
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let (path, base) = (&paths[i], &base);
+                let file = dir.join(format!("task-{}.md", i + 1));
+                s.spawn(move || {
+                    let tree = vcs.add_worktree(path, base).map_err(|e| e.to_string())?;
+                    run_one(&tree, agent, timeout, d, &file)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("the task's runner failed".to_owned()))
+            })
+            .collect()
+    });
+    let outcomes = worked
+        .into_iter()
+        .map(|result| {
+            let commits = result?;
+            if commits.is_empty() {
+                return Ok(None);
+            }
+            vcs.cherry_pick(&commits).map_err(|e| {
+                format!("its commits conflict with an earlier task's and were not merged: {e}")
+            })?;
+            vcs.short_head().map(Some).map_err(|e| e.to_string())
+        })
+        .collect();
+    for path in &paths {
+        if path.exists() {
+            let _ = vcs.remove_worktree(path);
+        }
+    }
+    outcomes
+}

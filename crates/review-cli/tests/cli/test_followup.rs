@@ -1,0 +1,426 @@
+//! `review followup` with an answers file against the fake GitHub and real git repositories:
+//! every edge case the workflow lists, reply-only threads in the author's words, fix tasks
+//! dispatched to an agent command (solo and in parallel worktrees), and the completion replies
+//! and group hiding once the fixes are pushed.
+
+use std::path::Path;
+
+use review_core::model::{CommitId, RepoId, Review, ReviewId, ReviewState, ThreadId};
+use review_test_support::github::FakeGitHub;
+use review_test_support::{Mutation, PrBuilder, bot, person};
+
+use crate::common::{Output, TestEnvironment, git};
+
+fn repo() -> RepoId {
+    RepoId::parse("acme/widgets").unwrap()
+}
+
+fn git_out(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+/// A PR whose three threads came in one CodeRabbit review, plus a person's thread.
+fn pr() -> review_core::model::PullRequest {
+    let mut pr = PrBuilder::new()
+        .thread(
+            "CACHE",
+            "src/cache.rs",
+            1,
+            &[(
+                bot("coderabbitai"),
+                "**Unbounded cache.** Entries are never evicted.",
+            )],
+        )
+        .thread(
+            "API",
+            "src/api.rs",
+            1,
+            &[(
+                bot("coderabbitai"),
+                "**Wrong status code.** 404 should be 204.",
+            )],
+        )
+        .thread(
+            "NAME",
+            "src/lib.rs",
+            1,
+            &[(bot("coderabbitai"), "_🧹 Nitpick_\n\n**Rename `x`.**")],
+        )
+        .thread(
+            "MEI",
+            "src/lib.rs",
+            9,
+            &[(
+                person("mei"),
+                "Why do we batch here? <script>alert(1)</script>",
+            )],
+        )
+        .build();
+    pr.reviews.push(Review {
+        id: ReviewId("R1".into()),
+        author: Some(bot("coderabbitai")),
+        state: ReviewState::Commented,
+        body: String::new(),
+        submitted_at: Some("2026-01-05T10:00:00Z".into()),
+        commit: Some(pr.head_sha.clone()),
+    });
+    for t in pr.threads.iter_mut().filter(|t| t.id.0 != "MEI") {
+        t.comments[0].review_id = Some(ReviewId("R1".into()));
+    }
+    pr
+}
+
+struct Setup {
+    env: TestEnvironment,
+    github: FakeGitHub,
+}
+
+impl Setup {
+    async fn new() -> Self {
+        let env = TestEnvironment::new();
+        let dir = env.dir();
+        git(dir, &["init", "-q", "-b", "feature"]);
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        for f in ["cache.rs", "api.rs", "lib.rs"] {
+            std::fs::write(dir.join("src").join(f), format!("// {f}\n")).unwrap();
+        }
+        git(dir, &["add", "src"]);
+        git(
+            dir,
+            &[
+                "-c",
+                "user.name=D",
+                "-c",
+                "user.email=d@example.com",
+                "commit",
+                "-q",
+                "-m",
+                "start",
+            ],
+        );
+        let github = FakeGitHub::start().await;
+        github.set_viewer("dana");
+        github.add_pull_request(pr());
+        Self { env, github }
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let graphql = self.github.graphql_url();
+        let mut full = vec!["followup", "1", "--repo", "acme/widgets"];
+        full.extend_from_slice(args);
+        self.env.run_with(
+            &full,
+            &[
+                ("GITHUB_GRAPHQL_URL", &graphql),
+                ("GIT_CONFIG_GLOBAL", "/dev/null"),
+                ("GIT_CONFIG_NOSYSTEM", "1"),
+                ("GIT_AUTHOR_NAME", "agent"),
+                ("GIT_AUTHOR_EMAIL", "agent@example.com"),
+                ("GIT_COMMITTER_NAME", "agent"),
+                ("GIT_COMMITTER_EMAIL", "agent@example.com"),
+            ],
+        )
+    }
+
+    fn answer(&self, json: &str) -> Output {
+        self.env.write("answers.json", json);
+        self.run(&["--answers", "answers.json", "--yes"])
+    }
+
+    fn replies(&self, thread: &str) -> Vec<String> {
+        self.github
+            .mutations()
+            .into_iter()
+            .filter_map(|m| match m {
+                Mutation::Reply(t, body) if t.0 == thread => Some(body),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn resolved(&self, thread: &str) -> bool {
+        self.github
+            .mutations()
+            .contains(&Mutation::Resolve(ThreadId::from(thread)))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_pr_for_the_branch_and_nothing_unresolved_say_so() {
+    let s = Setup::new().await;
+    let graphql = s.github.graphql_url();
+    s.github
+        .update_pull_request(&repo(), 1, |pr| "other".clone_into(&mut pr.head_ref));
+    let out = s.env.run_with(
+        &["followup", "--repo", "acme/widgets"],
+        &[("GITHUB_GRAPHQL_URL", &graphql)],
+    );
+    assert_eq!(out.code, 5, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "No open PR found for the current branch. Switch to a branch with an open PR and try again."
+        ),
+        "{}",
+        out.stderr
+    );
+    s.github.update_pull_request(&repo(), 1, |pr| {
+        for t in &mut pr.threads {
+            t.is_resolved = true;
+        }
+    });
+    let out = s.run(&["--answers", "none.json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "All review threads are resolved. Nothing to follow up on.\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancelled_skipped_and_ambiguous_answers_post_nothing() {
+    let s = Setup::new().await;
+    let out = s.answer(r#"{"status": "cancelled"}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("Triage cancelled."), "{}", out.stderr);
+    let out = s.answer(r#"{"status": "timeout"}"#);
+    assert!(out.stderr.contains("Triage cancelled."), "{}", out.stderr);
+
+    let out = s.answer(r#"{"status": "submitted", "issues": {}}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .ends_with("No action taken — all issues skipped.\n"),
+        "{}",
+        out.stdout
+    );
+
+    let out = s.answer(
+        r#"{"status": "submitted", "issues": {
+            "CACHE": {"instruction": "hmm"},
+            "API": {"instruction": "fix the status code"}}}"#,
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stdout.contains(
+            "Issue #1 instruction is ambiguous: 'hmm'. Please clarify as one of: fix (code change), reply (comment only), skip (no action)."
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        s.github.mutations().is_empty(),
+        "nothing is posted before a clear plan"
+    );
+
+    // The summary counts what the workflow counts.
+    assert!(
+        out.stderr.contains("Unresolved threads: 4"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("  - @coderabbitai: 3 threads"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("| 4 | @mei | src/lib.rs:9 |"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_plan_needs_confirmation_before_anything_is_posted() {
+    let s = Setup::new().await;
+    s.env.write(
+        "answers.json",
+        r#"{"status": "submitted", "issues": {"MEI": {"instruction": "We batch to stay under the rate limit; see docs/github.md.", "autoResolve": true}}}"#,
+    );
+    let out = s.run(&["--answers", "answers.json"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("--yes"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("## Execution Preview"),
+        "{}",
+        out.stderr
+    );
+    assert!(s.github.mutations().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reply_only_thread_gets_the_authors_words_once() {
+    let s = Setup::new().await;
+    let answers = r#"{"status": "submitted", "issues": {"MEI": {"instruction": "We batch to stay under the rate limit; see docs/github.md.", "autoResolve": true}}}"#;
+    let out = s.answer(answers);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let replies = s.replies("MEI");
+    assert_eq!(replies.len(), 1);
+    assert!(
+        replies[0].starts_with("We batch to stay under the rate limit; see docs/github.md."),
+        "the author's words, without the automated header: {}",
+        replies[0]
+    );
+    assert!(s.resolved("MEI"), "auto-resolve was checked");
+    assert!(out.stdout.contains("Replies posted: 1"), "{}", out.stdout);
+    // Again: not posted twice.
+    let out = s.answer(answers);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(s.replies("MEI").len(), 1);
+}
+
+const AGENT: &str = r#"set -e
+file=$(grep -o 'src/[a-z]*\.rs' "$REVIEW_TASK_FILE" | head -n 1)
+echo "// fixed" >> "$file"
+git add "$file"
+git commit -q -m "fix: $file"
+"#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fixes_are_dispatched_then_answered_once_pushed_and_the_group_hidden() {
+    let s = Setup::new().await;
+    s.env.write("agent.sh", AGENT);
+    s.env.write(
+        "answers.json",
+        r#"{"status": "submitted",
+            "issues": {
+              "CACHE": {"instruction": "Add an LRU bound of 1000 entries", "autoResolve": true},
+              "API": {"instruction": "skip this one", "action": "skip"},
+              "NAME": {"instruction": "", "action": "auto"}},
+            "groups": {"R1": {"hide": true}}}"#,
+    );
+    let out = s.run(&[
+        "--answers",
+        "answers.json",
+        "--yes",
+        "--agent-cmd",
+        "sh agent.sh",
+    ]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let dir = s.env.dir();
+    assert_eq!(git_out(dir, &["rev-list", "--count", "HEAD"]), "2");
+    assert_eq!(
+        git_out(dir, &["show", "--name-only", "--format=", "HEAD"]),
+        "src/cache.rs"
+    );
+    let sha = git_out(dir, &["rev-parse", "--short=7", "HEAD"]);
+    assert!(s.replies("CACHE").is_empty(), "not pushed yet: no reply");
+    assert!(
+        out.stdout.contains("Fix replies waiting for a push: 1"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr
+            .contains("Group @coderabbitai: 3/3 threads still unresolved, skipping hide."),
+        "{}",
+        out.stderr
+    );
+
+    // The user pushes; the other threads of the group get resolved meanwhile.
+    let head = git_out(dir, &["rev-parse", "HEAD"]);
+    s.github.update_pull_request(&repo(), 1, |pr| {
+        pr.head_sha = CommitId(head.clone());
+        for t in pr
+            .threads
+            .iter_mut()
+            .filter(|t| t.id.0 == "API" || t.id.0 == "NAME")
+        {
+            t.is_resolved = true;
+        }
+    });
+    let out = s.run(&["--finish"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let replies = s.replies("CACHE");
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert!(
+        replies[0].contains(&format!("Fixed in {sha}: Add an LRU bound of 1000 entries")),
+        "{}",
+        replies[0]
+    );
+    assert!(s.resolved("CACHE"));
+    let hidden = s
+        .github
+        .mutations()
+        .iter()
+        .filter(|m| matches!(m, Mutation::Minimize(_)))
+        .count();
+    assert_eq!(
+        hidden, 4,
+        "every comment of the group's threads, now all resolved: 3 findings and the fix reply"
+    );
+    assert!(
+        !s.github
+            .mutations()
+            .iter()
+            .any(|m| matches!(m, Mutation::Reply(t, _) if t.0 == "MEI")),
+        "the person's thread was not in the plan"
+    );
+    // Finishing again does nothing more.
+    let before = s.github.mutations().len();
+    assert_eq!(s.run(&["--finish"]).code, 0);
+    assert_eq!(s.github.mutations().len(), before);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn independent_tasks_run_in_parallel_worktrees_and_merge_back() {
+    let s = Setup::new().await;
+    s.env.write("agent.sh", AGENT);
+    let out = s.answer(
+        r#"{"status": "submitted", "issues": {
+            "CACHE": {"instruction": "fix the eviction", "autoResolve": true},
+            "API": {"instruction": "fix the status code", "autoResolve": true}}}"#,
+    );
+    // No agent: the tasks are printed for the operator.
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("### Task 1:") && out.stdout.contains("### Task 2:"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("## Acceptance Criteria"),
+        "{}",
+        out.stdout
+    );
+
+    // Each task runs in its own worktree: the agent is named by its full path.
+    let agent = s.env.dir().join("agent.sh");
+    let out = s.run(&[
+        "--answers",
+        "answers.json",
+        "--yes",
+        "--agent-cmd",
+        &format!("sh {}", agent.display()),
+    ]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("in parallel, one git worktree each"),
+        "{}",
+        out.stderr
+    );
+    let dir = s.env.dir();
+    let files = git_out(dir, &["log", "--format=", "--name-only", "-n", "2"]);
+    let mut files: Vec<&str> = files.lines().filter(|l| !l.is_empty()).collect();
+    files.sort_unstable();
+    assert_eq!(
+        files,
+        vec!["src/api.rs", "src/cache.rs"],
+        "both tasks merged back"
+    );
+    assert_eq!(
+        git_out(dir, &["worktree", "list", "--porcelain"])
+            .matches("worktree ")
+            .count(),
+        1,
+        "the task worktrees are removed"
+    );
+}
