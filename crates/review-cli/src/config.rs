@@ -8,6 +8,7 @@
 //! file that sets them is an error that says so. Unknown keys and bad values are errors naming
 //! the file, the line and the key.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -89,6 +90,10 @@ struct UserFile {
     commands: Commands,
     #[serde(default)]
     defaults: Defaults,
+    /// Per repository owner, the environment variable holding the token for that owner's
+    /// repositories (organisations that need their own token).
+    #[serde(default, rename = "token-variables")]
+    token_variables: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -99,6 +104,7 @@ struct Commands {
     fixer: Option<String>,
     checks: Option<String>,
     agent: Option<String>,
+    translator: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -109,7 +115,7 @@ struct Defaults {
 }
 
 /// Top-level tables only the user's file may have.
-const USER_ONLY: &[&str] = &["commands", "defaults", "token", "tokens"];
+const USER_ONLY: &[&str] = &["commands", "defaults", "token", "tokens", "token-variables"];
 
 /// The merged configuration (before flags), each value with its source.
 #[derive(Debug, Clone, Default)]
@@ -132,6 +138,10 @@ pub struct Config {
     pub checks: Option<(String, Source)>,
     /// The coding agent `review followup` dispatches fix tasks to.
     pub agent: Option<(String, Source)>,
+    /// The command that translates comments for the follow-up form.
+    pub translator: Option<(String, Source)>,
+    /// Per repository owner (lower case), the variable holding that owner's token.
+    pub token_variables: BTreeMap<String, (String, Source)>,
     /// Whether `triage` applies by default.
     pub apply: Option<(bool, Source)>,
     /// Whether `triage --apply` pushes by default.
@@ -304,6 +314,12 @@ pub fn load(dir: &Path) -> Result<Config, CliError> {
         config.fixer = c.fixer.map(|v| (v, source.clone()));
         config.checks = c.checks.map(|v| (v, source.clone()));
         config.agent = c.agent.map(|v| (v, source.clone()));
+        config.translator = c.translator.map(|v| (v, source.clone()));
+        config.token_variables = user
+            .token_variables
+            .into_iter()
+            .map(|(owner, var)| (owner.to_ascii_lowercase(), (var, source.clone())))
+            .collect();
         config.apply = user.defaults.apply.map(|v| (v, source.clone()));
         config.push = user.defaults.push.map(|v| (v, source.clone()));
         config.files.push(source);

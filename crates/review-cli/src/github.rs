@@ -147,6 +147,31 @@ fn target(
     Ok((pr, host, repo))
 }
 
+/// The token the user's config file assigns to `repo`'s owner (`[token-variables]`), when it
+/// names one: read from that environment variable, which must then be set.
+fn owner_token(
+    repo: &RepoId,
+    env: &(dyn Env + Sync),
+) -> Result<Option<review_github::token::Token>, CliError> {
+    let config = crate::config::current()?;
+    let Some((var, _)) = config.token_variables.get(&repo.owner.to_ascii_lowercase()) else {
+        return Ok(None);
+    };
+    match env.var(var).filter(|v| !v.trim().is_empty()) {
+        Some(value) => Ok(Some(review_github::token::Token::new(value.trim()))),
+        None => Err(CliError::GitHub {
+            message: format!(
+                "your config file says the token for {}'s repositories is in ${var}, which is unset or empty",
+                repo.owner
+            ),
+            source: None,
+            hint: Some(format!(
+                "export {var}, or remove the entry from [token-variables]"
+            )),
+        }),
+    }
+}
+
 /// The repository and number of the pull request named by `pr_arg`, when it is named (a number
 /// or a URL): no token and no request needed. `None` when it must be found from the branch.
 pub fn named_pull_request(
@@ -175,12 +200,20 @@ async fn connect_with(
             "fix GH_HOST, GITHUB_API_URL or GITHUB_GRAPHQL_URL",
         )
     })?;
-    let found =
-        resolve_token(&endpoints.host, env, Some(&GhCli::new())).map_err(|e| CliError::GitHub {
-            message: e.to_string(),
-            source: None,
-            hint: None,
-        })?;
+    let owner_token = owner_token(&repo, env)?;
+    let found = match owner_token {
+        Some(token) => review_github::token::ResolvedToken {
+            token,
+            source: review_github::token::TokenSource::Helper("token-variables".to_owned()),
+        },
+        None => resolve_token(&endpoints.host, env, Some(&GhCli::new())).map_err(|e| {
+            CliError::GitHub {
+                message: e.to_string(),
+                source: None,
+                hint: None,
+            }
+        })?,
+    };
     let progress: review_github::client::Progress =
         Arc::new(|message: &str| output::narrate(&format!("[review] {message}")));
     let client = Client::new(&endpoints.graphql, &found.token, RetryPolicy::default())

@@ -28,6 +28,9 @@ use crate::output;
 ///     fixer = "..."                  # triage and loop --fixer-cmd
 ///     checks = "cargo test"          # commit-round and loop --check-cmd
 ///     agent = "..."                  # followup --agent-cmd
+///     translator = "..."             # followup: comments shown in your language
+///     [token-variables]              # your file only
+///     acme = "GH_TOKEN_ACME"         # the variable holding the token for acme's repositories
 ///     [defaults]                     # your file only
 ///     apply = true                   # triage applies unless --no-apply
 ///     push = false                   # triage --apply pushes unless --no-push
@@ -87,6 +90,7 @@ fn rows(config: &config::Config) -> Vec<Row> {
         ("commands.fixer", &config.fixer),
         ("commands.checks", &config.checks),
         ("commands.agent", &config.agent),
+        ("commands.translator", &config.translator),
     ] {
         match value {
             Some((v, s)) => push(key, v.clone(), s),

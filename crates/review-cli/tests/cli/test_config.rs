@@ -181,3 +181,50 @@ async fn the_users_defaults_apply_and_flags_win() {
         github.mutations()
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_owner_can_have_its_own_token_variable() {
+    let (env, github) = setup().await;
+    github.require_token("ghp_acme_org_token");
+    env.write(
+        "home/config.toml",
+        "[token-variables]\nacme = \"GH_TOKEN_ACME\"\n",
+    );
+    let graphql = github.graphql_url();
+    let user = env.dir().join("home/config.toml");
+    let args = ["threads", "1", "--repo", "acme/widgets", "--json"];
+    let out = env.run_with(
+        &args,
+        &[
+            ("GITHUB_GRAPHQL_URL", &graphql),
+            ("REVIEW_CONFIG", user.to_str().unwrap()),
+            ("GH_TOKEN_ACME", "ghp_acme_org_token"),
+        ],
+    );
+    assert_eq!(out.code, 0, "the owner's token was used: {}", out.stderr);
+    let out = env.run_with(
+        &args,
+        &[
+            ("GITHUB_GRAPHQL_URL", &graphql),
+            ("REVIEW_CONFIG", user.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("$GH_TOKEN_ACME, which is unset"),
+        "{}",
+        out.stderr
+    );
+    // Only the user's file may name token variables.
+    env.write(
+        ".github/review.toml",
+        "[token-variables]\nacme = \"GH_TOKEN\"\n",
+    );
+    let out = run(&env, &github, &["config"]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("`token-variables` cannot be set"),
+        "{}",
+        out.stderr
+    );
+}
