@@ -247,9 +247,8 @@ fn preview(
 /// Puts each comment in the operator's language beside the original, through `command`; a
 /// comment the command cannot translate is shown as written.
 fn translate(command: &str, page: &mut followup::form::FormPage) {
-    let dir = match common::cwd() {
-        Ok(d) => d,
-        Err(_) => return,
+    let Ok(dir) = common::cwd() else {
+        return;
     };
     for issue in page.groups.iter_mut().flat_map(|g| g.issues.iter_mut()) {
         let Ok(hex) = crate::command::random_marker() else {
