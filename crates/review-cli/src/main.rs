@@ -7,6 +7,7 @@ mod config;
 mod dispatch;
 mod error;
 mod fixer;
+mod form;
 mod git;
 mod github;
 mod loop_files;

@@ -281,8 +281,9 @@ async fn show_form(
     previous: Option<&FormAnswers>,
     open_browser: bool,
 ) -> Result<FormAnswers, String> {
-    let _ = (page, previous, open_browser);
-    Err("the web form is not built in yet".to_owned())
+    crate::form::run_form(page, previous, open_browser)
+        .await
+        .map_err(|e| e.to_string())
 }
 
 /// Runs `review followup`.

@@ -7,6 +7,7 @@ mod test_apply;
 mod test_config;
 mod test_finish;
 mod test_followup;
+mod test_form_browser;
 mod test_live;
 mod test_mcp;
 mod test_respond;

@@ -424,3 +424,106 @@ async fn independent_tasks_run_in_parallel_worktrees_and_merge_back() {
         "the task worktrees are removed"
     );
 }
+
+/// One HTTP/1.1 request on loopback; the status line and body of the answer.
+fn http(url: &str, method: &str, body: &str) -> (String, String) {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_once('/').unwrap();
+    let mut stream = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        stream,
+        "{method} /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    (
+        head.lines().next().unwrap_or("").to_owned(),
+        body.to_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_form_is_served_with_a_secret_and_its_answers_drive_the_run() {
+    use std::io::BufRead;
+    let s = Setup::new().await;
+    s.env.write(
+        "translate.sh",
+        "cat > /dev/null; echo 'TRANSLATED: the cache is never evicted'\n",
+    );
+    let graphql = s.github.graphql_url();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_review"))
+        .args([
+            "followup",
+            "1",
+            "--repo",
+            "acme/widgets",
+            "--no-browser",
+            "--yes",
+        ])
+        .args(["--translator-cmd", "sh translate.sh"])
+        .current_dir(s.env.dir())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", s.env.dir())
+        .env("GH_TOKEN", "test-token")
+        .env("GITHUB_GRAPHQL_URL", &graphql)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let url = loop {
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "the form's address is printed"
+        );
+        if let Some(at) = line.find("http://127.0.0.1:") {
+            let url: String = line[at..].split_whitespace().next().unwrap().to_owned();
+            break url;
+        }
+    };
+    let base = url.trim_end_matches('/');
+    let (port_only, _) = base.rsplit_once('/').unwrap();
+    // Without the secret: nothing.
+    assert!(http(&format!("{port_only}/"), "GET", "").0.contains("404"));
+    assert!(
+        http(&format!("{port_only}/submit"), "POST", "{}")
+            .0
+            .contains("404")
+    );
+    // The page, with the translation beside the original and the person's <script> inert.
+    let (status, page) = http(&format!("{base}/"), "GET", "");
+    assert!(status.contains("200"), "{status}");
+    assert!(page.contains("TRANSLATED: the cache is never evicted"));
+    assert!(
+        page.contains("Entries are never evicted."),
+        "the original stays"
+    );
+    assert!(
+        !page.contains("<script>alert(1)</script>"),
+        "comment HTML is escaped"
+    );
+    let (status, _) = http(
+        &format!("{base}/submit"),
+        "POST",
+        r#"{"issues": {"MEI": {"instruction": "We batch to stay under the rate limit.", "autoResolve": true, "action": "auto"}}, "groups": {}}"#,
+    );
+    assert!(status.contains("200"), "{status}");
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let result: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(result["status"], "submitted");
+    assert_eq!(
+        result["issues"]["MEI"]["instruction"],
+        "We batch to stay under the rate limit."
+    );
+    assert_eq!(s.replies("MEI").len(), 1);
+    assert!(s.resolved("MEI"));
+}
