@@ -105,6 +105,7 @@ struct Commands {
     checks: Option<String>,
     agent: Option<String>,
     translator: Option<String>,
+    analyst: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -140,6 +141,8 @@ pub struct Config {
     pub agent: Option<(String, Source)>,
     /// The command that translates comments for the follow-up form.
     pub translator: Option<(String, Source)>,
+    /// The command that writes the follow-up form's suggestions.
+    pub analyst: Option<(String, Source)>,
     /// Per repository owner (lower case), the variable holding that owner's token.
     pub token_variables: BTreeMap<String, (String, Source)>,
     /// Whether `triage` applies by default.
@@ -315,6 +318,7 @@ pub fn load(dir: &Path) -> Result<Config, CliError> {
         config.checks = c.checks.map(|v| (v, source.clone()));
         config.agent = c.agent.map(|v| (v, source.clone()));
         config.translator = c.translator.map(|v| (v, source.clone()));
+        config.analyst = c.analyst.map(|v| (v, source.clone()));
         config.token_variables = user
             .token_variables
             .into_iter()

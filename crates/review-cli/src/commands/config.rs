@@ -29,6 +29,7 @@ use crate::output;
 ///     checks = "cargo test"          # commit-round and loop --check-cmd
 ///     agent = "..."                  # followup --agent-cmd
 ///     translator = "..."             # followup: comments shown in your language
+///     analyst = "..."                # followup: the form's suggestion per thread
 ///     [token-variables]              # your file only
 ///     acme = "GH_TOKEN_ACME"         # the variable holding the token for acme's repositories
 ///     [defaults]                     # your file only
@@ -91,6 +92,7 @@ fn rows(config: &config::Config) -> Vec<Row> {
         ("commands.checks", &config.checks),
         ("commands.agent", &config.agent),
         ("commands.translator", &config.translator),
+        ("commands.analyst", &config.analyst),
     ] {
         match value {
             Some((v, s)) => push(key, v.clone(), s),

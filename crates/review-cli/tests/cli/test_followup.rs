@@ -454,6 +454,11 @@ async fn the_form_is_served_with_a_secret_and_its_answers_drive_the_run() {
         "translate.sh",
         "cat > /dev/null; echo 'TRANSLATED: the cache is never evicted'\n",
     );
+    s.env.write(
+        "analyst.sh",
+        r#"cat > /dev/null; echo '{"asks": "ANALYST: bound the cache", "pros": ["less memory"], "cons": [], "action": "fix", "reasoning": "cheap"}'
+"#,
+    );
     let graphql = s.github.graphql_url();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_review"))
         .args([
@@ -464,7 +469,12 @@ async fn the_form_is_served_with_a_secret_and_its_answers_drive_the_run() {
             "--no-browser",
             "--yes",
         ])
-        .args(["--translator-cmd", "sh translate.sh"])
+        .args([
+            "--translator-cmd",
+            "sh translate.sh",
+            "--analyst-cmd",
+            "sh analyst.sh",
+        ])
         .current_dir(s.env.dir())
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -506,6 +516,10 @@ async fn the_form_is_served_with_a_secret_and_its_answers_drive_the_run() {
         "the original stays"
     );
     assert!(
+        page.contains("ANALYST: bound the cache"),
+        "the analyst's suggestion"
+    );
+    assert!(
         !page.contains("<script>alert(1)</script>"),
         "comment HTML is escaped"
     );
@@ -526,4 +540,42 @@ async fn the_form_is_served_with_a_secret_and_its_answers_drive_the_run() {
     );
     assert_eq!(s.replies("MEI").len(), 1);
     assert!(s.resolved("MEI"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn outdated_threads_and_general_comments_are_flagged_in_the_summary() {
+    let s = Setup::new().await;
+    s.github.update_pull_request(&repo(), 1, |pr| {
+        let api = pr.threads.iter_mut().find(|t| t.id.0 == "API").unwrap();
+        api.is_outdated = true;
+        let name = pr.threads.iter_mut().find(|t| t.id.0 == "NAME").unwrap();
+        name.path = String::new();
+        name.lines = None;
+    });
+    let out = s.answer(r#"{"status": "closed"}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("Outdated threads: 1 (included but flagged)"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("| 2 | @coderabbitai | src/api.rs (outdated) |"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("| 3 | @coderabbitai | general comment |"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("Triage cancelled."),
+        "closed does not go on: {}",
+        out.stderr
+    );
+    assert!(s.github.mutations().is_empty());
 }
