@@ -738,6 +738,20 @@ async fn finish(
                 failed = true;
             }
         }
+        // The review's own body too, when it says something (GitHub refuses where the viewer
+        // cannot minimize it: that is reported, the comments stay hidden).
+        let review = pr
+            .reviews
+            .iter()
+            .find(|r| r.id.0 == h.group && !r.body.trim().is_empty());
+        if let (Some(review), false) = (review, failed) {
+            let id = CommentId(review.id.0.clone());
+            if let Err(e) = host.minimize(&id, MinimizeReason::Outdated).await {
+                output::narrate(&format!(
+                    "[followup] the review's own body could not be hidden: {e}"
+                ));
+            }
+        }
         if failed {
             left.hide.push(h);
         } else {
