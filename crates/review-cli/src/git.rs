@@ -351,7 +351,26 @@ impl GitVcs {
 
     fn checked(&self, path: &str) -> Result<std::path::PathBuf, review_core::ports::VcsError> {
         review_core::ports::check_repo_path(path)?;
-        Ok(self.root.join(path))
+        let full = self.root.join(path);
+        // A symbolic link in the work tree can point anywhere: where the path really leads (as
+        // far as it exists) must be inside the work tree, and not in git's own directory.
+        let mut existing = full.as_path();
+        while !existing.exists() {
+            match existing.parent() {
+                Some(parent) => existing = parent,
+                None => break,
+            }
+        }
+        let inside = match (existing.canonicalize(), self.root.canonicalize()) {
+            (Ok(real), Ok(root)) => real.starts_with(&root) && !real.starts_with(root.join(".git")),
+            _ => false,
+        };
+        if !inside {
+            return Err(review_core::ports::VcsError::InvalidPath(format!(
+                "{path} (it leads outside the work tree)"
+            )));
+        }
+        Ok(full)
     }
 }
 
@@ -513,5 +532,43 @@ mod tests {
             vcs.changed(&asked).unwrap(),
             vec!["notes.md".to_owned(), "new.rs".to_owned()]
         );
+    }
+
+    #[test]
+    fn a_symbolic_link_out_of_the_work_tree_is_no_way_out() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("lib.rs"), "a\n").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        sh(dir.path(), &["init", "-q"]);
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/lib.rs"), "a\n").unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("ext")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("lib.rs"),
+            dir.path().join("src/linked.rs"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("lib.rs", dir.path().join("src/alias.rs")).unwrap();
+        let vcs = GitVcs::open(dir.path()).unwrap();
+        for path in ["ext/lib.rs", "src/linked.rs", "ext/new.rs", ".git/config"] {
+            assert!(
+                matches!(
+                    vcs.read_file(path),
+                    Err(review_core::ports::VcsError::InvalidPath(_))
+                ),
+                "{path}"
+            );
+            assert!(vcs.write_file(path, "b\n").is_err(), "{path}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(outside.path().join("lib.rs")).unwrap(),
+            "a\n"
+        );
+        // A link that stays inside is a path like any other.
+        assert_eq!(
+            vcs.read_file("src/alias.rs").unwrap().as_deref(),
+            Some("a\n")
+        );
+        assert_eq!(vcs.read_file("src/missing.rs").unwrap(), None);
     }
 }

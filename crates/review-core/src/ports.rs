@@ -108,15 +108,17 @@ pub enum VcsError {
 }
 
 /// Checks that `path` is a plain relative path inside a repository: not empty, not absolute, no
-/// `\\`, and no empty, `.` or `..` component. Every [`Vcs`] implementation applies it before
-/// touching a file, so no path from a comment can reach outside the work tree.
+/// `\\`, no empty, `.` or `..` component, and no `.git` component (git's own files are never a
+/// fix's). Every [`Vcs`] implementation applies it before touching a file, so no path from a
+/// comment can reach outside the work tree. (A symbolic link can still lead outside: an
+/// implementation on a real file system checks where the path really goes too.)
 pub fn check_repo_path(path: &str) -> Result<(), VcsError> {
     let bad = path.is_empty()
         || path.starts_with('/')
         || path.contains('\\')
         || path
             .split('/')
-            .any(|c| c.is_empty() || c == "." || c == "..");
+            .any(|c| c.is_empty() || c == "." || c == ".." || c.eq_ignore_ascii_case(".git"));
     if bad {
         return Err(VcsError::InvalidPath(path.to_owned()));
     }
@@ -176,4 +178,36 @@ pub trait Fixer: Send + Sync {
     /// Contract: edits only files under the repository root, commits nothing; the finding's text
     /// reaches it fenced, as data.
     async fn fix(&self, task: &FixTask) -> Result<FixerOutput, FixerError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_repo_path;
+
+    #[test]
+    fn only_plain_paths_inside_the_work_tree_pass() {
+        for good in [
+            "src/lib.rs",
+            "a",
+            ".github.md",
+            "dir/.gitignore",
+            "x/.gitkeep",
+        ] {
+            assert!(check_repo_path(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../outside",
+            "src/../../x",
+            "./src/lib.rs",
+            "src//lib.rs",
+            "src\\lib.rs",
+            ".git/config",
+            "sub/.git/hooks/pre-commit",
+            ".GIT/config",
+        ] {
+            assert!(check_repo_path(bad).is_err(), "{bad}");
+        }
+    }
 }

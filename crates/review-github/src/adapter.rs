@@ -73,6 +73,10 @@ fn from_read(e: ReadError) -> HostError {
         ReadError::RepoNotFound(_) | ReadError::PullRequestNotFound { .. } => {
             HostError::NotFound(e.to_string())
         }
+        // The cause goes into the message: callers print a host error on one line.
+        ReadError::Request { what, source } => {
+            unavailable(format!("reading {what} failed: {source}"), None)
+        }
         other => unavailable(other.to_string(), None),
     }
 }
@@ -145,7 +149,18 @@ impl GitHubHost {
         items: &[serde_json::Map<String, serde_json::Value>],
     ) -> Vec<Result<(), HostError>> {
         let mut results = Vec::with_capacity(items.len());
+        // Once the budget is spent or the token refused, the later batches are not sent: they
+        // would fail the same way.
+        let mut stopped: Option<String> = None;
         for chunk in items.chunks(self.settings.batch_size.max(1)) {
+            if let Some(message) = &stopped {
+                results.extend(
+                    chunk
+                        .iter()
+                        .map(|_| Err(unavailable(message.clone(), None))),
+                );
+                continue;
+            }
             let Some(document) = batch_document(single, name, chunk.len()) else {
                 results.extend(
                     chunk
@@ -172,6 +187,12 @@ impl GitHubHost {
             {
                 Err(e) => {
                     let message = e.to_string();
+                    if matches!(
+                        e,
+                        ClientError::RateLimited { .. } | ClientError::BadCredentials
+                    ) {
+                        stopped = Some(message.clone());
+                    }
                     results.extend(
                         chunk
                             .iter()
@@ -318,7 +339,20 @@ impl GitHubHost {
         match send().await {
             Ok(posted) => Ok(posted),
             Err(ClientError::Uncertain(why)) => {
-                if let Some(posted) = landed().await? {
+                let found = match landed().await {
+                    Ok(found) => found,
+                    Err(HostError::Unavailable { message, source }) => {
+                        return Err(HostError::Unavailable {
+                            message: format!(
+                                "the {what} may not have been posted ({why}), and looking for it \
+                                 failed ({message}); run again to check"
+                            ),
+                            source,
+                        });
+                    }
+                    Err(other) => return Err(other),
+                };
+                if let Some(posted) = found {
                     return Ok(posted);
                 }
                 send().await.map_err(|e| match e {
@@ -326,7 +360,8 @@ impl GitHubHost {
                         format!("the {what} may not have been posted ({why}; then {again}); run again to check"),
                         None,
                     ),
-                    other => unavailable(format!("posting the {what} failed"), Some(other)),
+                    // The cause goes into the message: callers print a host error on one line.
+                    other => unavailable(format!("posting the {what} failed: {other}"), None),
                 })
             }
             Err(ClientError::Http {
@@ -340,7 +375,7 @@ impl GitHubHost {
                     HostError::Refused(message)
                 })
             }
-            Err(e) => Err(unavailable(format!("posting the {what} failed"), Some(e))),
+            Err(e) => Err(unavailable(format!("posting the {what} failed: {e}"), None)),
         }
     }
 

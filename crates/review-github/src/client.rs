@@ -2,7 +2,8 @@
 //! counts of what was spent.
 //!
 //! Retries:
-//! - 5xx answers, timeouts and connection errors: retried with exponential backoff, at most
+//! - 5xx answers, timeouts, connection errors and answers cut off mid-body (a connection
+//!   dropped, or a JSON body that stops short): retried with exponential backoff, at most
 //!   [`RetryPolicy::max_attempts`] times, for requests that are safe to repeat. A request that
 //!   is not (a reply) is sent once, and the caller checks whether it landed.
 //! - Secondary rate limits (403/429, or 200 with that message): wait for `retry-after`, else for
@@ -191,6 +192,15 @@ fn is_secondary(message: &str) -> bool {
         .contains("secondary rate limit")
 }
 
+/// A duration for people: `30 s`, or `0.3 s` below a second.
+fn seconds(d: Duration) -> String {
+    if d < Duration::from_secs(1) && !d.is_zero() {
+        format!("{:.1} s", d.as_secs_f64().max(0.1))
+    } else {
+        format!("{} s", d.as_secs_f64().round())
+    }
+}
+
 fn shorten(text: &str) -> String {
     let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut out: String = one_line.chars().take(200).collect();
@@ -232,7 +242,14 @@ impl Client {
             .map_err(|e| ClientError::Build(format!("`{base}`: {e}")))?
             .personal_token(token.expose().to_owned())
             .set_connect_timeout(Some(Duration::from_secs(10)))
-            .set_read_timeout(Some(policy.request_timeout))
+            // The client's own timeout (in `attempt`) governs each request and names it; this
+            // one is a backstop a little later, or the two race and a plain wait for an answer
+            // is reported as a failed connection.
+            .set_read_timeout(Some(
+                policy
+                    .request_timeout
+                    .saturating_add(Duration::from_secs(5)),
+            ))
             .build()
             .map_err(|e| ClientError::Build(e.to_string()))?;
         Ok(Self {
@@ -326,10 +343,7 @@ impl Client {
                     }
                     let wait = wait.unwrap_or(backoff);
                     backoff = backoff.saturating_mul(2);
-                    self.say(&format!(
-                        "{why}; retrying in {} s",
-                        wait.as_secs_f32().ceil()
-                    ));
+                    self.say(&format!("{why}; retrying in {}", seconds(wait)));
                     tokio::time::sleep(wait).await;
                 }
                 Attempt::Secondary { why, wait } => {
@@ -374,10 +388,7 @@ impl Client {
         let response = match sent {
             Err(_) => {
                 return Attempt::Retry {
-                    why: format!(
-                        "no answer within {} s",
-                        self.policy.request_timeout.as_secs()
-                    ),
+                    why: format!("no answer within {}", seconds(self.policy.request_timeout)),
                     wait: None,
                 };
             }
@@ -453,6 +464,14 @@ impl Client {
         }
         let wire: Wire<T> = match serde_json::from_str(&text) {
             Ok(w) => w,
+            // A body that stops mid-JSON was cut off on the way (a dropped connection behind a
+            // proxy): as uncertain as a 5xx, and retried like one (a post is then looked for).
+            Err(e) if e.is_eof() => {
+                return Attempt::Retry {
+                    why: format!("the answer was cut off: {e}"),
+                    wait: None,
+                };
+            }
             Err(e) => {
                 return Attempt::Fail(ClientError::Decode(format!("{e}: {}", shorten(&text))));
             }
@@ -491,6 +510,15 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_read_as_people_say_them() {
+        assert_eq!(seconds(Duration::from_secs(30)), "30 s");
+        assert_eq!(seconds(Duration::from_millis(300)), "0.3 s");
+        assert_eq!(seconds(Duration::from_millis(5)), "0.1 s");
+        assert_eq!(seconds(Duration::from_millis(1500)), "2 s");
+        assert_eq!(seconds(Duration::ZERO), "0 s");
+    }
 
     #[tokio::test]
     async fn a_token_no_header_can_carry_is_an_error_not_a_panic() {

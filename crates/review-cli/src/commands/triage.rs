@@ -637,6 +637,21 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
             ),
         });
     }
+    // GitHub failed some resolves (the report says why): not a success (exit 4, as documented).
+    let unresolved = report
+        .threads
+        .iter()
+        .filter(|t| t.deferred_because == Some(review_core::report::DeferReason::HostError))
+        .count();
+    if unresolved > 0 {
+        return Err(CliError::GitHub {
+            message: format!("{unresolved} threads could not be resolved on GitHub"),
+            source: None,
+            hint: Some(
+                "the report says why; run again: what was done is not done twice".to_owned(),
+            ),
+        });
+    }
     if settings.exit_code && report.counts.deferred > 0 {
         return Err(CliError::NeedsPerson {
             deferred: report.counts.deferred,
@@ -717,8 +732,21 @@ fn journaled(vcs: GitVcs, pr: &PullRequest) -> Result<GitVcs, CliError> {
         hint: None,
     };
     let path = crate::state::pr_file(&vcs, "journal", pr).map_err(git_error)?;
-    let vcs = vcs.with_journal(path);
-    let (restored, left) = vcs.recover().map_err(git_error)?;
+    let vcs = vcs.with_journal(path.clone());
+    // A journal that does not parse is an input file like the others: exit 3, left as it is.
+    let (restored, left) = vcs.recover().map_err(|e| {
+        match crate::state::load::<Vec<serde_json::Value>>(&path) {
+            Err(bad) => CliError::Input {
+                path: path.clone(),
+                message: bad.describe("fix journal"),
+                hint: Some(
+                    "it was left as it is: fix it, or move it away (the edits it records are then left to you)"
+                        .to_owned(),
+                ),
+            },
+            Ok(_) => git_error(e),
+        }
+    })?;
     if !restored.is_empty() {
         output::narrate(&format!(
             "[triage] step 3 — an earlier run stopped before committing its edits of {}; put back, the fixes are made again",

@@ -2,15 +2,20 @@
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 mod common;
+mod drill_support;
 mod test_action;
 mod test_apply;
 mod test_config;
+mod test_crash;
+mod test_drills;
 mod test_finish;
 mod test_followup;
 mod test_form_browser;
+mod test_hostile;
 mod test_live;
 mod test_mcp;
 mod test_respond;
 mod test_schemas;
+mod test_secrets;
 mod test_triage;
 mod test_watch;

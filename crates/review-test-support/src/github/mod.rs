@@ -21,7 +21,10 @@
 //! - `rateLimit { cost remaining resetAt }` and the `x-ratelimit-*` headers, one point per
 //!   document run.
 //!
-//! Faults ([`Fault`]) replace or delay the next matching answers to test retries.
+//! Faults ([`Fault`]) replace or delay the next matching answers to test retries: among them a
+//! seeded share of server errors ([`Fault::Flaky`]) and answers cut off mid-body
+//! ([`Fault::CutOff`]), a real dropped connection through the byte-level proxy that
+//! [`FakeGitHub::proxied_graphql_url`] puts in front of the fake.
 //!
 //! Beside GraphQL it serves, under [`FakeGitHub::rest_url`], the few REST `GET`s a change probe
 //! asks (the pull request, its comments, reviews, review comments, and its head's check runs and
@@ -43,13 +46,14 @@
 mod document;
 mod exec;
 mod generate;
+mod proxy;
 mod rest;
 mod schema;
 mod server;
 mod state;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
 use review_core::model::{CommentId, PullRequest, RepoId, Review, ReviewId, ReviewState, ThreadId};
@@ -153,6 +157,39 @@ pub enum Fault {
         /// How many requests it hits.
         times: usize,
     },
+    /// Server errors on a share of the matching requests: each one fails, as
+    /// [`Fault::ServerError`] does (`status`, an HTML body, nothing applied), with a chance of
+    /// `percent` in 100, drawn from a generator seeded with `seed`, so the same requests in the
+    /// same order fail the same way every run. A request it spares passes on to the other
+    /// faults. Used up after `times` failures.
+    Flaky {
+        /// The operation it hits; `None` for any.
+        operation: Option<String>,
+        /// The HTTP status of a failure.
+        status: u16,
+        /// The chance of a failure, in 100.
+        percent: u8,
+        /// The generator's state: the seed, then moved on by each draw.
+        seed: u64,
+        /// How many failures it makes.
+        times: usize,
+    },
+    /// The connection drops in the middle of the answer: the request runs (mutations land),
+    /// then the status line, the headers and the first half of the body are sent, and the
+    /// connection is closed.
+    ///
+    /// A real drop needs the byte-level proxy in front of the fake: reach it through
+    /// [`FakeGitHub::proxied_graphql_url`] or [`FakeGitHub::proxied_rest_url`]. Reached
+    /// directly, the fake cannot close a connection half-way through a body, and answers a
+    /// stand-in instead: the right status with the body cut in half (and a `Content-Length`
+    /// that matches the cut body). An error answered before a document runs (a 401, a request
+    /// that is not JSON) is not cut.
+    CutOff {
+        /// The operation it hits; `None` for any.
+        operation: Option<String>,
+        /// How many requests it hits.
+        times: usize,
+    },
 }
 
 impl Fault {
@@ -163,7 +200,9 @@ impl Fault {
             | Self::RateLimited { times, .. }
             | Self::Slow { times, .. }
             | Self::AliasError { times, .. }
-            | Self::ApplyThenFail { times, .. } => *times,
+            | Self::ApplyThenFail { times, .. }
+            | Self::Flaky { times, .. }
+            | Self::CutOff { times, .. } => *times,
         }
     }
 
@@ -174,7 +213,9 @@ impl Fault {
             | Self::RateLimited { times, .. }
             | Self::Slow { times, .. }
             | Self::AliasError { times, .. }
-            | Self::ApplyThenFail { times, .. } => times,
+            | Self::ApplyThenFail { times, .. }
+            | Self::Flaky { times, .. }
+            | Self::CutOff { times, .. } => times,
         }
     }
 }
@@ -193,6 +234,8 @@ impl Fault {
 pub struct FakeGitHub {
     server: MockServer,
     state: Arc<Mutex<State>>,
+    /// The byte-level proxy for [`Fault::CutOff`], started on first use.
+    proxy: OnceLock<proxy::Proxy>,
 }
 
 impl FakeGitHub {
@@ -214,7 +257,11 @@ impl FakeGitHub {
             })
             .mount(&server)
             .await;
-        Self { server, state }
+        Self {
+            server,
+            state,
+            proxy: OnceLock::new(),
+        }
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -244,6 +291,31 @@ impl FakeGitHub {
     /// `/api/v3`, so [`FakeGitHub::enterprise_rest_url`] stands for an Enterprise Server base.
     pub fn rest_url(&self) -> String {
         self.server.uri()
+    }
+
+    /// The GraphQL endpoint through a byte-level proxy in front of the fake, on a port of its
+    /// own: the same answers, except that a [`Fault::CutOff`] drops the connection half-way
+    /// through the body, for real. The proxy starts on the first call.
+    ///
+    /// # Panics
+    /// If no local port can be bound for the proxy.
+    pub fn proxied_graphql_url(&self) -> String {
+        format!("{}/graphql", self.proxy().uri())
+    }
+
+    /// The base of the REST API through the proxy of [`FakeGitHub::proxied_graphql_url`].
+    ///
+    /// # Panics
+    /// If no local port can be bound for the proxy.
+    pub fn proxied_rest_url(&self) -> String {
+        self.proxy().uri()
+    }
+
+    fn proxy(&self) -> &proxy::Proxy {
+        self.proxy.get_or_init(|| {
+            proxy::Proxy::start(*self.server.address())
+                .unwrap_or_else(|e| panic!("FakeGitHub cannot start its proxy: {e}"))
+        })
     }
 
     /// The base of the REST API as Enterprise Server spells it, `http://127.0.0.1:PORT/api/v3`.
@@ -450,5 +522,10 @@ impl FakeGitHub {
     /// Queues a fault for the next matching requests (see [`Fault`]).
     pub fn inject(&self, fault: Fault) {
         self.state().faults.push(fault);
+    }
+
+    /// Drops every queued fault, used up or not: GitHub is well again.
+    pub fn clear_faults(&self) {
+        self.state().faults.clear();
     }
 }

@@ -32,7 +32,7 @@ use wiremock::{Request, Respond, ResponseTemplate};
 
 use super::Fault;
 use super::server::{
-    SECONDARY_LIMIT, bearer, header, html_answer, refuse_without_user_agent, take_faults,
+    Cut, SECONDARY_LIMIT, bearer, header, html_answer, refuse_without_user_agent, take_faults,
 };
 use super::state::{self, PrEntry, State};
 
@@ -318,13 +318,14 @@ fn handle(st: &mut State, request: &Request) -> (u16, bool, ResponseTemplate) {
     let mut names = vec![REST_OPERATION];
     names.extend(aimed.as_deref());
     let (delay, fault, _) = take_faults(st, &names, &[]);
+    let cut = Cut::of(fault.as_ref(), request);
     let (status, charged, template) = match fault {
-        Some(fault) => {
+        Some(fault) if cut.is_none() => {
             let (status, template) = fault_answer(st, &fault);
             (status, false, template)
         }
-        None => {
-            let (status, template) = answer(st, request);
+        _ => {
+            let (status, template) = answer(st, request, cut);
             (status, status == 200 || status == 404, template)
         }
     };
@@ -377,13 +378,15 @@ fn fault_answer(st: &State, fault: &Fault) -> (u16, ResponseTemplate) {
 
 fn fault_status(fault: &Fault) -> u16 {
     match fault {
-        Fault::ServerError { status, .. } | Fault::ApplyThenFail { status, .. } => *status,
+        Fault::ServerError { status, .. }
+        | Fault::ApplyThenFail { status, .. }
+        | Fault::Flaky { status, .. } => *status,
         _ => 502,
     }
 }
 
-/// Authenticates, routes, and answers `200` or `304`.
-fn answer(st: &State, request: &Request) -> (u16, ResponseTemplate) {
+/// Authenticates, routes, and answers `200` or `304`; a `200` cut as `cut` says.
+fn answer(st: &State, request: &Request, cut: Option<Cut>) -> (u16, ResponseTemplate) {
     if let Some(refused) = refuse_without_user_agent(request) {
         return refused;
     }
@@ -424,6 +427,9 @@ fn answer(st: &State, request: &Request) -> (u16, ResponseTemplate) {
     let mut t = json_template(st, 200, &body).insert_header("etag", etag.as_str());
     if more {
         t = t.insert_header("link", next_link(request));
+    }
+    if let Some(cut) = cut {
+        t = cut.apply(t, text.as_bytes(), "application/json; charset=utf-8");
     }
     (200, t)
 }

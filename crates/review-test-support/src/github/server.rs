@@ -139,9 +139,29 @@ pub(super) fn take_faults(
             }
             | Fault::ApplyThenFail {
                 operation, times, ..
-            } if *times > 0 && answer.is_none() && applies(operation) => {
+            }
+            | Fault::CutOff { operation, times }
+                if *times > 0 && answer.is_none() && applies(operation) =>
+            {
                 answer = Some(fault.clone());
                 Some(fault.times_mut())
+            }
+            Fault::Flaky {
+                operation,
+                status,
+                percent,
+                seed,
+                times,
+            } if *times > 0 && answer.is_none() && applies(operation) => {
+                // Drawn for every request it could hit, so the failures follow from the seed.
+                (next_random(seed) % 100 < u64::from(*percent)).then(|| {
+                    answer = Some(Fault::ServerError {
+                        operation: operation.clone(),
+                        status: *status,
+                        times: 1,
+                    });
+                    times
+                })
             }
             _ => None,
         };
@@ -151,6 +171,53 @@ pub(super) fn take_faults(
     }
     st.faults.retain(|f| f.times() > 0);
     (delay, answer, failing)
+}
+
+/// The next number of a splitmix64 generator whose state is `state`.
+fn next_random(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// How the answer to a request hit by [`Fault::CutOff`] is cut: by the proxy in front of the
+/// fake (the request came through it), or by the fake itself (a stand-in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Cut {
+    /// The answer goes whole to the proxy, marked, and the proxy drops the connection half-way.
+    ByProxy,
+    /// The fake answers the body cut in half.
+    Here,
+}
+
+impl Cut {
+    /// How to cut the answer to `request`, if `fault` is a [`Fault::CutOff`].
+    pub(super) fn of(fault: Option<&Fault>, request: &Request) -> Option<Self> {
+        matches!(fault, Some(Fault::CutOff { .. })).then(|| {
+            if header(request, super::proxy::VIA_PROXY).is_some() {
+                Self::ByProxy
+            } else {
+                Self::Here
+            }
+        })
+    }
+
+    /// `template` with body `body`, cut this way.
+    pub(super) fn apply(
+        self,
+        template: ResponseTemplate,
+        body: &[u8],
+        mime: &str,
+    ) -> ResponseTemplate {
+        match self {
+            Self::ByProxy => template
+                .set_body_raw(body.to_vec(), mime)
+                .insert_header(super::proxy::CUT_HERE, "1"),
+            Self::Here => template.set_body_raw(body[..body.len() / 2].to_vec(), mime),
+        }
+    }
 }
 
 /// Answers one request, and records it.
@@ -232,7 +299,8 @@ fn handle(st: &mut State, request: &Request) -> (u16, ResponseTemplate) {
         _ => {}
     }
 
-    let answered = answer_document(st, request, &body, parsed, named.as_deref(), &failing);
+    let cut = Cut::of(answer.as_ref(), request);
+    let answered = answer_document(st, request, &body, parsed, named.as_deref(), &failing, cut);
     match answer {
         Some(Fault::ApplyThenFail { status, .. }) => delayed(html_answer(status)),
         _ => delayed(answered),
@@ -271,6 +339,7 @@ fn answer_document(
     parsed: Option<Result<Document, document::ParseError>>,
     named: Option<&str>,
     failing: &BTreeSet<String>,
+    cut: Option<Cut>,
 ) -> (u16, ResponseTemplate) {
     if let Some(refused) = refuse_without_user_agent(request) {
         return refused;
@@ -354,5 +423,16 @@ fn answer_document(
     if !errors.is_empty() {
         out.insert("errors".into(), Json::Array(errors));
     }
-    json_answer(st, 200, &Json::Object(out))
+    let out = Json::Object(out);
+    let (status, template) = json_answer(st, 200, &out);
+    match cut {
+        None => (status, template),
+        Some(cut) => {
+            let mime = "application/json; charset=utf-8";
+            (
+                status,
+                cut.apply(template, out.to_string().as_bytes(), mime),
+            )
+        }
+    }
 }

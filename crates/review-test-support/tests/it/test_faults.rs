@@ -207,3 +207,108 @@ async fn apply_then_fail_lands_the_write_behind_a_5xx() {
     let statuses: Vec<u16> = github.requests().iter().map(|r| r.status).collect();
     assert_eq!(statuses, [504, 200]);
 }
+
+/// The statuses of `n` first-page reads under a [`Fault::Flaky`] seeded with `seed`.
+async fn flaky_statuses(seed: u64, n: usize) -> Vec<u16> {
+    let github = github().await;
+    github.inject(Fault::Flaky {
+        operation: Some(FIRST.into()),
+        status: 502,
+        percent: 30,
+        seed,
+        times: usize::MAX,
+    });
+    (0..n).map(|_| first(&github).status).collect()
+}
+
+#[tokio::test]
+async fn flaky_fails_a_seeded_share_of_requests_the_same_way_every_time() {
+    let statuses = flaky_statuses(7, 200).await;
+    let failed = statuses.iter().filter(|&&s| s == 502).count();
+    assert!((40..=80).contains(&failed), "about 30% of 200: {failed}");
+    assert!(statuses.iter().all(|&s| s == 502 || s == 200));
+    assert_eq!(flaky_statuses(7, 200).await, statuses, "the seed decides");
+    assert_ne!(flaky_statuses(8, 200).await, statuses);
+
+    // Used up after `times` failures; spared requests reach the other faults.
+    let github = github().await;
+    github.inject(Fault::Flaky {
+        operation: None,
+        status: 503,
+        percent: 100,
+        seed: 1,
+        times: 2,
+    });
+    github.inject(Fault::ServerError {
+        operation: None,
+        status: 504,
+        times: 1,
+    });
+    let statuses: Vec<u16> = (0..4).map(|_| first(&github).status).collect();
+    assert_eq!(statuses, [503, 503, 504, 200]);
+    assert_eq!(github.points(), 1, "failed requests cost nothing");
+}
+
+#[tokio::test]
+async fn a_cut_off_answer_drops_the_connection_half_way_through_the_proxy() {
+    let github = github().await;
+    let repo = RepoId::parse("acme/widgets").unwrap();
+    let reply = |url: &str, key: &str| {
+        let body = json!({
+            "query": ADD_THREAD_REPLY,
+            "variables": {"threadId": "A", "body": format!("Fixed. <!-- review:key={key} -->")},
+            "operationName": "AddThreadReply",
+        });
+        crate::client::post_raw(
+            url,
+            &[
+                ("Authorization", "Bearer t0ken"),
+                ("User-Agent", "review-tests"),
+            ],
+            &body.to_string(),
+        )
+    };
+
+    // Through the proxy: the whole body's length announced, half of it sent, then the end.
+    github.inject(Fault::CutOff {
+        operation: Some("AddThreadReply".into()),
+        times: 1,
+    });
+    let cut = reply(&github.proxied_graphql_url(), "1");
+    assert_eq!(cut.status, 200);
+    assert!(
+        cut.header("x-fake-cut-off").is_none(),
+        "the marker is not passed on"
+    );
+    let announced: usize = cut.header("content-length").unwrap().parse().unwrap();
+    assert_eq!(cut.body.len(), announced / 2, "{}", cut.body);
+    assert!(serde_json::from_str::<Value>(&cut.body).is_err());
+    assert_eq!(
+        github.pull_request(&repo, 1).unwrap().threads[0]
+            .comments
+            .len(),
+        2,
+        "the reply landed before the drop"
+    );
+    // The proxy passes other answers whole.
+    let whole = reply(&github.proxied_graphql_url(), "2");
+    assert_eq!(whole.status, 200);
+    assert!(whole.json()["data"].is_object());
+
+    // Directly: the stand-in, a body cut in half with a length that matches it.
+    github.inject(Fault::CutOff {
+        operation: Some("AddThreadReply".into()),
+        times: 1,
+    });
+    let stand_in = reply(&github.graphql_url(), "3");
+    assert_eq!(stand_in.status, 200);
+    let announced: usize = stand_in.header("content-length").unwrap().parse().unwrap();
+    assert_eq!(stand_in.body.len(), announced);
+    assert!(serde_json::from_str::<Value>(&stand_in.body).is_err());
+    assert_eq!(
+        github.pull_request(&repo, 1).unwrap().threads[0]
+            .comments
+            .len(),
+        4
+    );
+}
