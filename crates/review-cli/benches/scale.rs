@@ -178,14 +178,16 @@ async fn main() {
             ];
             for (name, args) in steps {
                 let (requests, points) = (github.requests().len(), github.points());
+                let mutations_before = github.mutations().len();
                 let rest = github.rest_requests();
                 let (wall, peak_kb, ok) = run(dir.path(), &github, &args);
                 let graphql = github.requests().len() - requests;
                 let rest = github.rest_requests() - rest;
-                let mutations = if name == "triage --apply" {
-                    " (incl. resolves)"
+                let applied = github.mutations().len() - mutations_before;
+                let mutations = if applied > 0 {
+                    format!(" ({applied} resolves)")
                 } else {
-                    ""
+                    String::new()
                 };
                 let ratio = if name.starts_with("triage (plan)") || name == "watch, first poll" {
                     format!("{:.2}", graphql as f64 / bound as f64)
