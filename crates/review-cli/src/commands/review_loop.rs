@@ -77,25 +77,8 @@ pub struct LoopArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 900)]
     check_timeout: u64,
 
-    /// Seconds between polls (a random tenth is added or taken off)
-    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
-    interval: u64,
-
-    /// Stop after this many polls
-    #[arg(long, value_name = "N")]
-    max_polls: Option<u64>,
-
-    /// Read the threads in full at least this often, in seconds
-    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
-    full_every: u64,
-
-    /// A bot login to wait for before quiescence even if it has not reviewed yet (repeatable)
-    #[arg(long = "expect-bot", value_name = "LOGIN")]
-    expect_bots: Vec<String>,
-
-    /// Minutes after a push before quiescence stops waiting for a bot that has not reviewed
-    #[arg(long, value_name = "MINUTES", default_value_t = 20)]
-    late_after: u64,
+    #[command(flatten)]
+    poll: watch::PollArgs,
 
     /// Another path no fix may edit (repeatable; the defaults stay)
     #[arg(long = "deny-path", value_name = "PATH")]
@@ -384,7 +367,7 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
     args.fixer_cmd = crate::config::or_configured(args.fixer_cmd.as_ref(), config.fixer.as_ref());
     args.check_cmd = crate::config::or_configured(args.check_cmd.as_ref(), config.checks.as_ref());
     args.deny_paths = crate::config::merged(&args.deny_paths, &config.deny);
-    args.expect_bots = crate::config::merged(&args.expect_bots, &config.expect_bots);
+    args.poll.expect_bots = crate::config::merged(&args.poll.expect_bots, &config.expect_bots);
     if args
         .triager_cmd
         .as_deref()
@@ -407,9 +390,9 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
     let watcher = Watcher::new(
         conn,
         files.clone(),
-        watch::settings(&args.expect_bots, args.late_after),
+        watch::settings(&args.poll.expect_bots, args.poll.late_after),
         automation.clone(),
-        args.full_every,
+        args.poll.full_every,
     )?;
     output::narrate(&format!(
         "[loop] handling review feedback on {}#{}; it never pushes",
@@ -421,7 +404,7 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
         .map(|p| (*p).to_owned())
         .collect();
     denied.extend(args.deny_paths.iter().cloned());
-    let (interval, max_polls) = (args.interval, args.max_polls);
+    let (interval, max_polls) = (args.poll.interval, args.poll.max_polls);
     let driver = Driver { args, vcs, denied };
     let mut polls = 0u64;
     loop {

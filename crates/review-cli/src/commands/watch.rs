@@ -35,32 +35,39 @@ pub struct WatchArgs {
     #[arg(long)]
     once: bool,
 
-    /// Seconds between polls (a random tenth is added or taken off)
-    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
-    interval: u64,
-
-    /// Stop after this many polls
-    #[arg(long, value_name = "N")]
-    max_polls: Option<u64>,
-
-    /// Read the threads in full at least this often, in seconds, even when nothing seems to
-    /// have moved
-    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
-    full_every: u64,
-
-    /// A bot login to wait for before quiescence even if it has not reviewed yet (repeatable)
-    #[arg(long = "expect-bot", value_name = "LOGIN")]
-    expect_bots: Vec<String>,
-
-    /// Minutes after a push before quiescence stops waiting for a bot that has not reviewed
-    #[arg(long, value_name = "MINUTES", default_value_t = 20)]
-    late_after: u64,
+    #[command(flatten)]
+    poll: PollArgs,
 
     #[command(flatten)]
     target: PrArgs,
 
     #[command(flatten)]
     automation: AutomationArgs,
+}
+
+/// How the watcher polls (shared by `review watch` and `review loop`).
+#[derive(Debug, Args)]
+pub struct PollArgs {
+    /// Seconds between polls (a random tenth is added or taken off)
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub(crate) interval: u64,
+
+    /// Stop after this many polls
+    #[arg(long, value_name = "N")]
+    pub(crate) max_polls: Option<u64>,
+
+    /// Read the threads in full at least this often, in seconds, even when nothing seems to
+    /// have moved
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    pub(crate) full_every: u64,
+
+    /// A bot login to wait for before quiescence even if it has not reviewed yet (repeatable)
+    #[arg(long = "expect-bot", value_name = "LOGIN")]
+    pub(crate) expect_bots: Vec<String>,
+
+    /// Minutes after a push before quiescence stops waiting for a bot that has not reviewed
+    #[arg(long, value_name = "MINUTES", default_value_t = 20)]
+    pub(crate) late_after: u64,
 }
 
 /// One line `review watch` prints: an event.
@@ -114,7 +121,7 @@ pub(crate) struct Watcher {
     files: LoopFiles,
     settings: WatchSettings,
     automation: review_core::gate::AutomationSettings,
-    full_every: i64,
+    pub(crate) full_every: i64,
     label: String,
 }
 
@@ -324,7 +331,7 @@ pub(crate) async fn pause(seconds: u64) -> Result<(), CliError> {
 /// Runs `review watch`.
 pub async fn run(args: WatchArgs) -> Result<(), CliError> {
     let automation = args.automation.settings()?;
-    if args.expect_bots.iter().any(|b| b.trim().is_empty()) {
+    if args.poll.expect_bots.iter().any(|b| b.trim().is_empty()) {
         return Err(CliError::Usage {
             message: "--expect-bot cannot be empty".to_owned(),
             hint: Some("pass a bot login such as coderabbitai".to_owned()),
@@ -341,13 +348,20 @@ pub async fn run(args: WatchArgs) -> Result<(), CliError> {
         conn,
         files,
         settings(
-            &crate::config::merged(&args.expect_bots, &crate::config::current()?.expect_bots),
-            args.late_after,
+            &crate::config::merged(
+                &args.poll.expect_bots,
+                &crate::config::current()?.expect_bots,
+            ),
+            args.poll.late_after,
         ),
         automation,
-        args.full_every,
+        args.poll.full_every,
     )?;
-    let max_polls = if args.once { Some(1) } else { args.max_polls };
+    let max_polls = if args.once {
+        Some(1)
+    } else {
+        args.poll.max_polls
+    };
     let mut polls = 0u64;
     loop {
         let (events, open) = watcher.poll().await?;
@@ -363,6 +377,6 @@ pub async fn run(args: WatchArgs) -> Result<(), CliError> {
         if max_polls.is_some_and(|m| polls >= m) {
             return Ok(());
         }
-        pause(args.interval).await?;
+        pause(args.poll.interval).await?;
     }
 }

@@ -280,9 +280,9 @@ impl Summary {
     }
 }
 
-/// How many connected groups `items` form when items sharing a file are joined.
-fn components(items: &[Vec<String>]) -> usize {
-    let mut parent: Vec<usize> = (0..items.len()).collect();
+/// Groups items that share a key, transitively (union-find): each group lists its items'
+/// indexes in order, groups ordered by their first item.
+fn groups_by_shared_keys(keys: &[Vec<String>]) -> Vec<Vec<usize>> {
     fn find(parent: &mut [usize], i: usize) -> usize {
         let mut r = i;
         while parent[r] != r {
@@ -291,20 +291,34 @@ fn components(items: &[Vec<String>]) -> usize {
         parent[i] = r;
         r
     }
-    let mut by_file: BTreeMap<&str, usize> = BTreeMap::new();
-    for (i, files) in items.iter().enumerate() {
-        for f in files {
-            if let Some(&j) = by_file.get(f.as_str()) {
-                let (a, b) = (find(&mut parent, i), find(&mut parent, j));
-                parent[a] = b;
-            } else {
-                by_file.insert(f, i);
+    let mut parent: Vec<usize> = (0..keys.len()).collect();
+    let mut first: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, ks) in keys.iter().enumerate() {
+        for k in ks {
+            match first.get(k.as_str()) {
+                Some(&j) => {
+                    let (a, b) = (find(&mut parent, i), find(&mut parent, j));
+                    parent[a] = b;
+                }
+                None => {
+                    first.insert(k, i);
+                }
             }
         }
     }
-    (0..items.len())
-        .filter(|&i| find(&mut parent, i) == i)
-        .count()
+    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for i in 0..keys.len() {
+        let root = find(&mut parent, i);
+        groups.entry(root).or_default().push(i);
+    }
+    let mut out: Vec<Vec<usize>> = groups.into_values().collect();
+    out.sort_by_key(|g| g[0]);
+    out
+}
+
+/// How many connected groups `items` form when items sharing a file are joined.
+fn components(items: &[Vec<String>]) -> usize {
+    groups_by_shared_keys(items).len()
 }
 
 /// The form for `issues`: the summary, then the threads grouped by review submission.
@@ -666,37 +680,9 @@ pub fn plan(fixes: &[(Issue, IssueAnswer)]) -> (Vec<Task>, DispatchMode) {
             k
         })
         .collect();
-    // Union-find over shared keys.
-    let mut parent: Vec<usize> = (0..fixes.len()).collect();
-    fn find(parent: &mut [usize], i: usize) -> usize {
-        let mut r = i;
-        while parent[r] != r {
-            r = parent[r];
-        }
-        parent[i] = r;
-        r
-    }
-    let mut first: BTreeMap<&str, usize> = BTreeMap::new();
-    for (i, ks) in keys.iter().enumerate() {
-        for k in ks {
-            match first.get(k.as_str()) {
-                Some(&j) => {
-                    let (a, b) = (find(&mut parent, i), find(&mut parent, j));
-                    parent[a] = b;
-                }
-                None => {
-                    first.insert(k, i);
-                }
-            }
-        }
-    }
-    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for i in 0..fixes.len() {
-        let root = find(&mut parent, i);
-        groups.entry(root).or_default().push(i);
-    }
+    let groups = groups_by_shared_keys(&keys);
     let mut tasks: Vec<Task> = groups
-        .into_values()
+        .into_iter()
         .map(|members| {
             let items: Vec<&(Issue, IssueAnswer)> = members.iter().map(|&m| &fixes[m]).collect();
             let files: BTreeSet<String> =
