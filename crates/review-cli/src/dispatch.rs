@@ -43,13 +43,25 @@ fn run_one(
         .map_err(|e| e.to_string())
 }
 
-/// Runs every task; returns one outcome per task, in order.
+/// What the caller records as tasks go: `Started(i, base)` before task `i` runs on top of
+/// commit `base` (one after another only), `Finished(i, outcome)` once it is over.
+#[derive(Debug)]
+pub enum TaskEvent<'a> {
+    /// Task `i` is about to run on top of this commit.
+    Started(usize, &'a str),
+    /// Task `i` is over.
+    Finished(usize, &'a TaskOutcome),
+}
+
+/// Runs every task; returns one outcome per task, in order. `record` hears each task start
+/// (one after another only) and finish, so a run killed half-way can be picked up.
 pub fn run_tasks(
     vcs: &GitVcs,
     agent: &str,
     timeout: Duration,
     mode: DispatchMode,
     descriptions: &[String],
+    record: &dyn Fn(TaskEvent<'_>),
 ) -> Vec<TaskOutcome> {
     let dir = match vcs.common_dir() {
         Ok(d) => d.join("review").join("followup"),
@@ -68,14 +80,30 @@ pub fn run_tasks(
             .enumerate()
             .map(|(i, d)| {
                 output::narrate(&format!("[followup] task {}: the agent is working", i + 1));
-                let commits = run_one(vcs, agent, timeout, d, &task_file(i))?;
-                if commits.is_empty() {
-                    return Ok(None);
-                }
-                vcs.short_head().map(Some).map_err(|e| e.to_string())
+                let outcome = match vcs.head_id() {
+                    Err(e) => Err(e.to_string()),
+                    Ok(base) => {
+                        record(TaskEvent::Started(i, &base));
+                        run_one(vcs, agent, timeout, d, &task_file(i)).and_then(|commits| {
+                            if commits.is_empty() {
+                                Ok(None)
+                            } else {
+                                vcs.short_head().map(Some).map_err(|e| e.to_string())
+                            }
+                        })
+                    }
+                };
+                record(TaskEvent::Finished(i, &outcome));
+                outcome
             })
             .collect(),
-        DispatchMode::Team => team(vcs, agent, timeout, descriptions, &dir),
+        DispatchMode::Team => {
+            let outcomes = team(vcs, agent, timeout, descriptions, &dir);
+            for (i, o) in outcomes.iter().enumerate() {
+                record(TaskEvent::Finished(i, o));
+            }
+            outcomes
+        }
     }
 }
 

@@ -108,6 +108,15 @@ struct Hide {
     threads: Vec<String>,
 }
 
+/// A fix task under way: the threads it answers and the commit it started from, so that a run
+/// killed while the agent worked picks up the agent's commits instead of losing them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Started {
+    threads: Vec<String>,
+    base: String,
+}
+
 /// What a follow-up leaves for `--finish`: `.git/review/followup-OWNER-NAME-N.json`.
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -116,6 +125,8 @@ struct FollowupState {
     completions: Vec<Completion>,
     #[serde(default)]
     hide: Vec<Hide>,
+    #[serde(default)]
+    started: Vec<Started>,
 }
 
 /// What the run did, for the wrap-up.
@@ -555,31 +566,104 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                 );
             }
             Some(agent) => {
+                let path = state_path(vcs, &pr)?;
+                let saved: FollowupState =
+                    crate::state::load(&path).map_err(|e| CliError::Input {
+                        path: path.clone(),
+                        message: e.describe("follow-up state"),
+                        hint: Some("it was left as it is".to_owned()),
+                    })?;
+                let completions_of = |task: &Task, sha: &str| -> Vec<Completion> {
+                    task.instructions
+                        .iter()
+                        .filter(|(id, _)| task.auto_resolve.get(id).copied().unwrap_or(false))
+                        .map(|(id, text)| Completion {
+                            thread_id: id.clone(),
+                            sha: sha.to_owned(),
+                            what: text.clone(),
+                            lang: lang_of(id),
+                        })
+                        .collect()
+                };
+                // Tasks an earlier run finished, or whose agent committed before the run was
+                // killed, are not dispatched again.
+                let head = vcs.head_id().unwrap_or_default();
+                let mut todo: Vec<&Task> = Vec::new();
+                for task in &tasks {
+                    let done = !task.threads.is_empty()
+                        && task
+                            .threads
+                            .iter()
+                            .all(|t| saved.completions.iter().any(|c| &c.thread_id == t));
+                    let killed = saved
+                        .started
+                        .iter()
+                        .find(|s| s.threads == task.threads)
+                        .filter(|s| s.base != head && vcs.is_ancestor(&s.base, &head));
+                    if done {
+                        output::narrate(&format!(
+                            "[followup] task \"{}\" was done by an earlier run",
+                            task.title
+                        ));
+                    } else if killed.is_some() {
+                        let sha = vcs.short_head().unwrap_or_default();
+                        output::narrate(&format!(
+                            "[followup] task \"{}\" was committed ({sha}) by a run that stopped: taken up",
+                            task.title
+                        ));
+                        let picked = completions_of(task, &sha);
+                        let threads = task.threads.clone();
+                        update_state(&path, |st| {
+                            st.started.retain(|s| s.threads != threads);
+                            st.completions.extend(picked);
+                        })?;
+                        tally.tasks_done += 1;
+                    } else {
+                        todo.push(task);
+                    }
+                }
+                let record = |event: crate::dispatch::TaskEvent<'_>| {
+                    let result = match event {
+                        crate::dispatch::TaskEvent::Started(i, base) => {
+                            let started = Started {
+                                threads: todo[i].threads.clone(),
+                                base: base.to_owned(),
+                            };
+                            update_state(&path, |st| {
+                                st.started.retain(|s| s.threads != started.threads);
+                                st.started.push(started);
+                            })
+                        }
+                        crate::dispatch::TaskEvent::Finished(i, outcome) => {
+                            let picked = match outcome {
+                                Ok(Some(sha)) => completions_of(todo[i], sha),
+                                _ => Vec::new(),
+                            };
+                            let threads = todo[i].threads.clone();
+                            update_state(&path, |st| {
+                                st.started.retain(|s| s.threads != threads);
+                                st.completions.extend(picked);
+                            })
+                        }
+                    };
+                    if let Err(e) = result {
+                        output::narrate(&format!("[followup] cannot record the task: {e}"));
+                    }
+                };
                 let outcomes = crate::dispatch::run_tasks(
                     vcs,
                     &agent,
                     Duration::from_secs(args.agent_timeout),
                     mode,
-                    &tasks
+                    &todo
                         .iter()
                         .map(|t| followup::task_description(&pr, t, &issues))
                         .collect::<Vec<_>>(),
+                    &record,
                 );
-                for (task, outcome) in tasks.iter().zip(outcomes) {
+                for (task, outcome) in todo.iter().zip(outcomes) {
                     match outcome {
-                        Ok(Some(sha)) => {
-                            tally.tasks_done += 1;
-                            for (id, text) in &task.instructions {
-                                if task.auto_resolve.get(id).copied().unwrap_or(false) {
-                                    state.completions.push(Completion {
-                                        thread_id: id.clone(),
-                                        sha: sha.clone(),
-                                        what: text.clone(),
-                                        lang: lang_of(id),
-                                    });
-                                }
-                            }
-                        }
+                        Ok(Some(_)) => tally.tasks_done += 1,
                         Ok(None) => output::narrate(&format!(
                             "[followup] task \"{}\" made no commit: its threads stay open",
                             task.title
@@ -629,6 +713,15 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
         finish(&conn, &pr, vcs, &automation, &mut tally).await?;
     }
     output::stdout(&wrap_up(&tally)).map_err(CliError::Output)
+}
+
+/// Changes the follow-up state under its lock.
+fn update_state(path: &Path, change: impl FnOnce(&mut FollowupState)) -> Result<(), CliError> {
+    crate::state::update(path, change).map_err(|e| CliError::Input {
+        path: path.to_path_buf(),
+        message: e.describe("follow-up state"),
+        hint: Some("it was left as it is".to_owned()),
+    })
 }
 
 /// Posts the fix replies whose commits are on the PR's head (after re-reading each thread: one

@@ -579,3 +579,103 @@ async fn outdated_threads_and_general_comments_are_flagged_in_the_summary() {
     );
     assert!(s.github.mutations().is_empty());
 }
+
+/// SIGKILL while the agent works (before and after its commit), then the same command again:
+/// the agent's commit is taken up, never made twice, and its reply is posted once after the
+/// push; the state file is whole JSON after every kill.
+#[tokio::test(flavor = "multi_thread")]
+async fn crash_during_dispatch_loses_no_fix_and_repeats_none() {
+    let s = Setup::new().await;
+    let dir = s.env.dir().to_path_buf();
+    s.env.write(
+        "answers.json",
+        r#"{"status": "submitted", "issues": {"CACHE": {"instruction": "Add an LRU bound", "autoResolve": true}}}"#,
+    );
+    // The agent commits, then keeps working for a while: the kill lands after its commit.
+    s.env.write(
+        "slow_agent.sh",
+        "echo '// fixed' >> src/cache.rs && git add src/cache.rs && git commit -q -m 'fix: bound' && sleep 30\n",
+    );
+    let graphql = s.github.graphql_url();
+    let spawn = |agent: &str| {
+        s.env.spawn_with(
+            &[
+                "followup",
+                "1",
+                "--repo",
+                "acme/widgets",
+                "--answers",
+                "answers.json",
+                "--yes",
+                "--agent-cmd",
+                agent,
+            ],
+            &[
+                ("GITHUB_GRAPHQL_URL", graphql.as_str()),
+                ("GIT_CONFIG_GLOBAL", "/dev/null"),
+                ("GIT_AUTHOR_NAME", "agent"),
+                ("GIT_AUTHOR_EMAIL", "agent@example.com"),
+                ("GIT_COMMITTER_NAME", "agent"),
+                ("GIT_COMMITTER_EMAIL", "agent@example.com"),
+            ],
+        )
+    };
+    let state = dir.join(".git/review/followup-acme-widgets-1.json");
+    let whole = || {
+        if state.exists() {
+            let text = std::fs::read_to_string(&state).unwrap();
+            serde_json::from_str::<serde_json::Value>(&text).expect("the state file is whole");
+        }
+    };
+    // Killed before the agent could do anything: nothing to take up.
+    let mut child = spawn("sleep 30");
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    whole();
+    assert_eq!(git_out(&dir, &["rev-list", "--count", "HEAD"]), "1");
+    // Killed after the agent's commit, while it still runs.
+    let mut child = spawn("sh slow_agent.sh");
+    let started = std::time::Instant::now();
+    while git_out(&dir, &["rev-list", "--count", "HEAD"]) == "1"
+        && started.elapsed() < std::time::Duration::from_secs(20)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    whole();
+    assert_eq!(git_out(&dir, &["rev-list", "--count", "HEAD"]), "2");
+    // Again, with an agent that must not be needed: the commit is taken up.
+    s.env.write("must_not_run.sh", "touch AGENT_RAN; exit 1\n");
+    let out = s.run(&[
+        "--answers",
+        "answers.json",
+        "--yes",
+        "--agent-cmd",
+        "sh must_not_run.sh",
+    ]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("taken up"), "{}", out.stderr);
+    assert!(
+        !dir.join("AGENT_RAN").exists(),
+        "the task was not dispatched again"
+    );
+    assert_eq!(
+        git_out(&dir, &["rev-list", "--count", "HEAD"]),
+        "2",
+        "no second commit"
+    );
+    assert_eq!(
+        git_out(&dir, &["show", "--name-only", "--format=", "HEAD"]),
+        "src/cache.rs"
+    );
+    // After the push, one reply.
+    let head = git_out(&dir, &["rev-parse", "HEAD"]);
+    s.github
+        .update_pull_request(&repo(), 1, |pr| pr.head_sha = CommitId(head.clone()));
+    assert_eq!(s.run(&["--finish"]).code, 0);
+    assert_eq!(s.run(&["--finish"]).code, 0);
+    assert_eq!(s.replies("CACHE").len(), 1);
+    assert!(s.resolved("CACHE"));
+}
