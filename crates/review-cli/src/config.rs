@@ -418,6 +418,23 @@ mod tests {
         assert!(err.contains("line 1"), "{err}");
     }
 
+    proptest::proptest! {
+        /// Whatever a config file holds, reading it gives settings or an error naming the file:
+        /// never a panic. (The command line's parsers of outside input are fuzzed in `fuzz/`;
+        /// these two live in the binary, so they are checked here.)
+        #[test]
+        fn any_text_reads_or_fails_cleanly(text in "(\\PC|\n|\\[|\\]|=|\"|#){0,300}") {
+            let dir = tempfile::tempdir().unwrap();
+            let p = write(dir.path(), "review.toml", &text);
+            if let Err(e) = read_repository(&p) {
+                proptest::prop_assert!(e.to_string().contains("review.toml"));
+            }
+            if let Err(e) = read_user(&p) {
+                proptest::prop_assert!(e.to_string().contains("review.toml"));
+            }
+        }
+    }
+
     #[test]
     fn the_user_file_sets_commands_and_defaults() {
         let dir = tempfile::tempdir().unwrap();

@@ -115,7 +115,8 @@ pub enum CliError {
 }
 
 impl CliError {
-    fn code(&self) -> u8 {
+    /// The exit code this error ends the run with (see [`code`]).
+    pub(crate) fn code(&self) -> u8 {
         match self {
             Self::Clap(e) if !e.use_stderr() => code::OK,
             Self::Clap(_) | Self::Usage { .. } => code::USAGE,

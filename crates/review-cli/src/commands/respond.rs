@@ -598,7 +598,22 @@ async fn answer_review(
 
 #[cfg(test)]
 mod tests {
-    use super::cited_commits;
+    use super::{cited_commits, read_replies};
+
+    proptest::proptest! {
+        /// Whatever a replies file holds, it is read or refused with a usage or input error
+        /// before anything is posted: never a panic.
+        #[test]
+        fn any_replies_file_reads_or_is_refused(text in "(\\PC|\n|\\{|\\}|\\[|\\]|:|,|\"){0,300}") {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("replies.json");
+            std::fs::write(&path, &text).unwrap();
+            if let Err(e) = read_replies(&path) {
+                let code = e.code();
+                proptest::prop_assert!(code == 2 || code == 3, "exit {code}: {e}");
+            }
+        }
+    }
 
     #[test]
     fn cited_commits_are_hex_runs_with_digits_and_letters() {
