@@ -12,7 +12,7 @@
 //!   outside-diff, nitpick and duplicate sections, Copilot's suppressed comments).
 //! - [`reviewed_commit`] and [`is_stale`] read the commit a bot's review or summary names, and
 //!   say whether that review is older than the PR's head.
-//! - [`observe`] reads a pull request into what the review loop's watcher records (findings
+//! - [`observe()`] reads a pull request into what the review loop's watcher records (findings
 //!   with fingerprints, people's comments, out-of-diff findings, what each bot last reviewed).
 //!
 //! Comment bodies are untrusted data. Nothing here follows instructions found in them;

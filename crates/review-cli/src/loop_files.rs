@@ -1,7 +1,7 @@
 //! The review loop's two files, per pull request, under the git common directory:
 //! `review/watch-OWNER-NAME-N.json` (written by `review watch` only) and
 //! `review/decisions-OWNER-NAME-N.json` (written by `decide` and `respond`, always through
-//! [`update_decisions`], under a lock).
+//! [`LoopFiles::update_decisions`], under a lock).
 
 use std::path::{Path, PathBuf};
 

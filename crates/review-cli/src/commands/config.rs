@@ -10,38 +10,41 @@ use crate::config::{self, Source};
 use crate::error::CliError;
 use crate::output;
 
+/// The long help of `review config`: the two files and every key.
+const CONFIG_HELP: &str = "Show the effective configuration and where each setting comes from
+
+Two files are read, and flags win over both. Your own file (REVIEW_CONFIG, else
+$XDG_CONFIG_HOME/review/config.toml, else ~/.config/review/config.toml) may set everything:
+
+    [automation]
+    accounts = [\"qa-bot\"]          # more logins that only post automated comments
+    headers = [\"🔎 QA report\"]      # more headers that mark automated comments
+    [paths]
+    deny = [\"migrations/\"]         # more paths no fix may edit
+    [watch]
+    expect-bots = [\"coderabbitai\"] # more bots quiescence waits for
+    [commands]                     # your file only
+    reviewer = \"...\"               # triage --reviewer-cmd
+    triager = \"...\"                # triage and loop --triager-cmd
+    fixer = \"...\"                  # triage and loop --fixer-cmd
+    checks = \"cargo test\"          # commit-round and loop --check-cmd
+    agent = \"...\"                  # followup --agent-cmd
+    translator = \"...\"             # followup: comments shown in your language
+    analyst = \"...\"                # followup: the form's suggestion per thread
+    [token-variables]              # your file only
+    acme = \"GH_TOKEN_ACME\"         # the variable holding the token for acme's repositories
+    [defaults]                     # your file only
+    apply = true                   # triage applies unless --no-apply
+    push = false                   # triage --apply pushes unless --no-push
+
+The repository's file (.github/review.toml, or REVIEW_REPO_CONFIG) may only add bot logins,
+automated headers, deny-listed paths and expected bots: commands, defaults and tokens in it
+are an error, so a pull request cannot make the tool run its commands. Tokens come from
+GH_TOKEN / GITHUB_TOKEN or `gh auth token`, never from these files.";
+
 /// Show the effective configuration and where each setting comes from
-///
-/// Two files are read, and flags win over both. Your own file (REVIEW_CONFIG, else
-/// $XDG_CONFIG_HOME/review/config.toml, else ~/.config/review/config.toml) may set everything:
-///
-///     [automation]
-///     accounts = ["qa-bot"]          # more logins that only post automated comments
-///     headers = ["🔎 QA report"]      # more headers that mark automated comments
-///     [paths]
-///     deny = ["migrations/"]         # more paths no fix may edit
-///     [watch]
-///     expect-bots = ["coderabbitai"] # more bots quiescence waits for
-///     [commands]                     # your file only
-///     reviewer = "..."               # triage --reviewer-cmd
-///     triager = "..."                # triage and loop --triager-cmd
-///     fixer = "..."                  # triage and loop --fixer-cmd
-///     checks = "cargo test"          # commit-round and loop --check-cmd
-///     agent = "..."                  # followup --agent-cmd
-///     translator = "..."             # followup: comments shown in your language
-///     analyst = "..."                # followup: the form's suggestion per thread
-///     [token-variables]              # your file only
-///     acme = "GH_TOKEN_ACME"         # the variable holding the token for acme's repositories
-///     [defaults]                     # your file only
-///     apply = true                   # triage applies unless --no-apply
-///     push = false                   # triage --apply pushes unless --no-push
-///
-/// The repository's file (.github/review.toml, or REVIEW_REPO_CONFIG) may only add bot logins,
-/// automated headers, deny-listed paths and expected bots: commands, defaults and tokens in it
-/// are an error, so a pull request cannot make the tool run its commands. Tokens come from
-/// GH_TOKEN / GITHUB_TOKEN or `gh auth token`, never from these files.
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(long_about = CONFIG_HELP)]
 pub struct ConfigArgs {
     /// Print the settings as JSON
     #[arg(long)]

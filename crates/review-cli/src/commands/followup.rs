@@ -34,7 +34,7 @@ const NO_PR: &str =
 /// reply (an explanation: posted in your words), fix (a code change, dispatched to
 /// --agent-cmd) or unclear (then nothing happens until you clarify). The plan is checked
 /// against GitHub again, shown, and confirmed (--yes for scripts) before anything is posted.
-/// Fix replies ("Fixed in <sha>: ...") and hiding review groups wait until the fixes are on the
+/// Fix replies ("Fixed in `<sha>`: ...") and hiding review groups wait until the fixes are on the
 /// PR's head: push, then run `review followup --finish`.
 #[derive(Debug, Args)]
 pub struct FollowupArgs {
