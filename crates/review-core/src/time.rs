@@ -29,15 +29,20 @@ pub fn parse_rfc3339(text: &str) -> Option<i64> {
         let (c, off) = rest.split_at(at);
         let sign = if off.starts_with('-') { -1 } else { 1 };
         let (h, m) = off.get(1..)?.split_once(':')?;
-        let minutes = h.parse::<i64>().ok()? * 60 + m.parse::<i64>().ok()?;
-        (c, sign * minutes * 60)
+        let (h, m) = (h.parse::<i64>().ok()?, m.parse::<i64>().ok()?);
+        if !(0..24).contains(&h) || !(0..60).contains(&m) {
+            return None;
+        }
+        (c, sign * (h * 60 + m) * 60)
     };
     let clock = clock.split('.').next()?;
     let mut t = clock.splitn(3, ':');
     let hour: i64 = t.next()?.parse().ok()?;
     let minute: i64 = t.next()?.parse().ok()?;
     let second: i64 = t.next()?.parse().ok()?;
-    let valid = (1..=12).contains(&month)
+    // Years beyond four digits are not timestamps anyone writes, and would overflow below.
+    let valid = (-9999..=9999).contains(&year)
+        && (1..=12).contains(&month)
         && (1..=31).contains(&day)
         && (0..24).contains(&hour)
         && (0..60).contains(&minute)
@@ -101,6 +106,17 @@ mod tests {
             assert_eq!(parse_rfc3339(&format_utc(secs)), Some(secs), "{secs}");
         }
         assert_eq!(format_utc(951_782_400), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn huge_offsets_and_years_are_not_timestamps() {
+        // Found by the `files` fuzz target: an offset of 10^17 hours overflowed.
+        assert_eq!(
+            parse_rfc3339("22-233-22TT}{999--6-525632111111116633:6T36T"),
+            None
+        );
+        assert_eq!(parse_rfc3339("2026-11-30T10:00:00+99999999999999:00"), None);
+        assert_eq!(parse_rfc3339("99999999999999999-01-01T00:00:00Z"), None);
     }
 
     #[test]
