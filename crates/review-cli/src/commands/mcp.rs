@@ -214,6 +214,18 @@ impl ReviewServer {
         Ok(CallToolResult::error(text(message)))
     }
 
+    /// [`Self::run`] once the inputs passed `checked`; a refusal with the reason otherwise.
+    async fn checked_run(
+        &self,
+        checked: Result<(), String>,
+        args: Vec<String>,
+    ) -> Result<CallToolResult, ErrorData> {
+        match checked {
+            Ok(()) => self.run(args).await,
+            Err(why) => refuse(why),
+        }
+    }
+
     /// Writes `value` to a temporary file for a command that reads one.
     fn temp_json(value: &serde_json::Value) -> Result<tempfile::NamedTempFile, ErrorData> {
         let mut file = tempfile::NamedTempFile::new()
@@ -354,15 +366,10 @@ impl ReviewServer {
         &self,
         Parameters(p): Parameters<PrParam>,
     ) -> Result<CallToolResult, ErrorData> {
-        if let Err(why) = check_pr(&p.pr) {
-            return refuse(why);
-        }
-        self.run(vec![
-            "triage".into(),
-            p.pr,
-            "--json".into(),
-            "--no-apply".into(),
-        ])
+        self.checked_run(
+            check_pr(&p.pr),
+            vec!["triage".into(), p.pr, "--json".into(), "--no-apply".into()],
+        )
         .await
     }
 
@@ -373,10 +380,8 @@ impl ReviewServer {
         &self,
         Parameters(p): Parameters<PrParam>,
     ) -> Result<CallToolResult, ErrorData> {
-        if let Err(why) = check_pr(&p.pr) {
-            return refuse(why);
-        }
-        self.run(vec!["watch".into(), p.pr, "--once".into()]).await
+        self.checked_run(check_pr(&p.pr), vec!["watch".into(), p.pr, "--once".into()])
+            .await
     }
 
     #[tool(
@@ -386,15 +391,10 @@ impl ReviewServer {
         &self,
         Parameters(p): Parameters<PrParam>,
     ) -> Result<CallToolResult, ErrorData> {
-        if let Err(why) = check_pr(&p.pr) {
-            return refuse(why);
-        }
-        self.run(vec![
-            "triage".into(),
-            p.pr,
-            "--apply".into(),
-            "--json".into(),
-        ])
+        self.checked_run(
+            check_pr(&p.pr),
+            vec!["triage".into(), p.pr, "--apply".into(), "--json".into()],
+        )
         .await
     }
 
@@ -405,11 +405,11 @@ impl ReviewServer {
         &self,
         Parameters(p): Parameters<ThreadParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        if let Err(why) = check_pr(&p.pr).and_then(|()| check_thread(&p.thread_id)) {
-            return refuse(why);
-        }
-        self.run(vec!["resolve".into(), p.thread_id, "--pr".into(), p.pr])
-            .await
+        self.checked_run(
+            check_pr(&p.pr).and_then(|()| check_thread(&p.thread_id)),
+            vec!["resolve".into(), p.thread_id, "--pr".into(), p.pr],
+        )
+        .await
     }
 
     #[tool(
