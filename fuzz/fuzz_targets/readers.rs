@@ -1,6 +1,7 @@
 //! Every reader of comment text on arbitrary input: identify, read_finding (with its signals
 //! and the core's classification), threadless_findings, reviewed_commit and is_stale, and
-//! analyze over a small pull request built from the input. None may panic.
+//! analyze, observe (the review loop's watcher) and the follow-up's collect over a small pull
+//! request built from the input. None may panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -99,9 +100,14 @@ fuzz_target!(|data: &[u8]| {
         head_ref: String::new(),
         base_ref: String::new(),
         head_sha: CommitId::from("0123456789abcdef0123456789abcdef01234567"),
+        checks: None,
         reviews: vec![],
         comments: vec![],
         threads: vec![thread("t1", 10, a), thread("t2", 11, &body)],
     };
-    let _ = analyze(&pr, &settings);
+    let signals = analyze(&pr, &settings);
+    let _ = review_classify::observe(&pr, &settings);
+    let issues = review_core::followup::collect(&pr, &signals, &settings);
+    let summary = review_core::followup::Summary::of(&pr, &issues);
+    let _ = review_core::followup::form_page(&pr, &issues, &summary);
 });
