@@ -76,7 +76,7 @@ impl fmt::Display for Verdict {
 /// A decided finding, under its fingerprint in [`Decisions::seen`].
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Seen {
     /// The thread it was decided on.
     pub thread_id: String,
@@ -107,7 +107,7 @@ pub struct Seen {
 /// A finding left for a person, in [`Decisions::escalated`].
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Escalation {
     /// The finding's fingerprint.
     pub fingerprint: String,
@@ -122,7 +122,7 @@ pub struct Escalation {
 /// The decisions file: `<common dir>/review/decisions-OWNER-NAME-N.json`.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Decisions {
     /// The current round: the one new verdicts are recorded in (at least 1).
     #[serde(default)]
@@ -821,6 +821,17 @@ mod tests {
         assert_eq!(d.seen["fp1"].replied, Some(false));
         assert_eq!(d.seen["fp1"].decided_in_round, 2);
         assert_eq!(d.owed().count(), 1);
+    }
+
+    #[test]
+    fn unknown_fields_are_refused_not_dropped() {
+        // A hand-edited file with a misspelt key must be reported, not silently rewritten
+        // without it by the next write.
+        assert!(serde_json::from_str::<Decisions>(r#"{"sen": {}}"#).is_err());
+        assert!(serde_json::from_str::<Decisions>(
+            r#"{"seen": {"fp": {"threadId": "T", "verdict": "VALID", "reasoning": "x", "decidedInRound": 1, "replyed": true}}}"#
+        )
+        .is_err());
     }
 
     #[test]

@@ -572,6 +572,15 @@ impl Probe {
         }
 
         let (runs_path, status_path) = check_paths(&root, &pull.head_sha);
+        // A token that may not read checks (a fine-grained token without "Checks: read", or
+        // "Commit statuses: read") gets 403 or 404 there: the head then has no checks this probe
+        // can see, and the pull request is still watched cheaply instead of failing every poll.
+        let unreadable = |e: &ProbeError| {
+            matches!(
+                e,
+                ProbeError::Http { status: 403, .. } | ProbeError::NotFound { .. }
+            )
+        };
         let runs = match self
             .fetch(
                 cache,
@@ -580,10 +589,12 @@ impl Probe {
                 &runs_path,
                 parse_runs,
             )
-            .await?
+            .await
         {
-            Summary::CheckRuns(runs) => runs.runs,
-            _ => return Err(malformed(&runs_path, "the cached answer is not check runs")),
+            Ok(Summary::CheckRuns(runs)) => runs.runs,
+            Ok(_) => return Err(malformed(&runs_path, "the cached answer is not check runs")),
+            Err(e) if unreadable(&e) => Vec::new(),
+            Err(e) => return Err(e),
         };
         let statuses = match self
             .fetch(
@@ -593,10 +604,12 @@ impl Probe {
                 &status_path,
                 parse_status,
             )
-            .await?
+            .await
         {
-            Summary::Status(status) => status.statuses,
-            _ => return Err(malformed(&status_path, "the cached answer is not a status")),
+            Ok(Summary::Status(status)) => status.statuses,
+            Ok(_) => return Err(malformed(&status_path, "the cached answer is not a status")),
+            Err(e) if unreadable(&e) => Vec::new(),
+            Err(e) => return Err(e),
         };
 
         // A new head means new check URLs; say so even if they happen to be cached.

@@ -269,6 +269,30 @@ async fn a_502_once_is_retried() {
 }
 
 #[tokio::test]
+async fn a_token_that_cannot_read_checks_still_watches_the_pull_request() {
+    let (s, probe) = fixture().await;
+    for route in ["rest:check-runs", "rest:status"] {
+        s.github.inject(Fault::ServerError {
+            operation: Some(route.into()),
+            status: 403,
+            times: usize::MAX,
+        });
+    }
+    let mut cache = ProbeCache::new();
+    let outcome = probe
+        .poll(&mut cache, &repo(), 1)
+        .await
+        .expect("a 403 on checks is not an error");
+    assert_eq!(outcome.checks.state, None, "no checks it can see");
+    let again = poll(&probe, &mut cache).await;
+    assert!(
+        !again.changed.contains(&Resource::Pull),
+        "the pull request itself is still polled with its ETag: {:?}",
+        again.changed
+    );
+}
+
+#[tokio::test]
 async fn persistent_5xx_gives_up_and_a_change_it_saw_is_reported_next_time() {
     let (s, probe) = fixture().await;
     let mut cache = ProbeCache::new();
