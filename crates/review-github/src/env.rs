@@ -41,13 +41,20 @@ impl EnvVars {
     pub const GH_REPO: &'static str = "GH_REPO";
 
     /// The REST API base URL (`https://api.github.com`, `https://HOST/api/v3`). GitHub Actions
-    /// sets it. When set, it is used whatever the host, which is also how tests point the tool at
-    /// a local server (`http://127.0.0.1:PORT`).
+    /// sets it. When set, it is used whatever the host (unless [`EnvVars::GITHUB_SERVER_URL`]
+    /// names another host), which is also how tests point the tool at a local server
+    /// (`http://127.0.0.1:PORT`).
     pub const GITHUB_API_URL: &'static str = "GITHUB_API_URL";
 
     /// The GraphQL endpoint (`https://api.github.com/graphql`). GitHub Actions sets it. When only
     /// [`EnvVars::GITHUB_API_URL`] is set, the GraphQL endpoint is derived from it.
     pub const GITHUB_GRAPHQL_URL: &'static str = "GITHUB_GRAPHQL_URL";
+
+    /// The web address of the GitHub the workflow runs on (`https://github.com`,
+    /// `https://ghe.example.com`). GitHub Actions sets it beside the two API URLs. When it names
+    /// a host other than the one the pull request is on, the API URL overrides are for that other
+    /// host and are not used: the token of the pull request's host never goes to them.
+    pub const GITHUB_SERVER_URL: &'static str = "GITHUB_SERVER_URL";
 
     /// When set to any non-empty value, human output uses no color (<https://no-color.org>).
     /// Read by the command-line interface, not by this crate.
@@ -64,6 +71,7 @@ impl EnvVars {
         Self::GH_REPO,
         Self::GITHUB_API_URL,
         Self::GITHUB_GRAPHQL_URL,
+        Self::GITHUB_SERVER_URL,
         Self::NO_COLOR,
     ];
 }

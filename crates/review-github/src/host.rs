@@ -10,7 +10,9 @@
 //! | Enterprise Server `HOST` | `https://HOST/api/v3` | `https://HOST/api/graphql` |
 //!
 //! [`EnvVars::GITHUB_API_URL`] and [`EnvVars::GITHUB_GRAPHQL_URL`] override these whatever the
-//! host (GitHub Actions sets both; tests set them to a local server). When only the REST URL is
+//! host (GitHub Actions sets both; tests set them to a local server), unless
+//! [`EnvVars::GITHUB_SERVER_URL`] says they belong to another host (a workflow on github.com
+//! reading a pull request on an Enterprise host keeps that host's own endpoints and token). When only the REST URL is
 //! set, the GraphQL endpoint is derived from it: `.../api/v3` gives `.../api/graphql`, any other
 //! base `B` gives `B/graphql`.
 
@@ -166,6 +168,12 @@ impl Endpoints {
     pub fn resolve(explicit_host: Option<&str>, env: &dyn Env) -> Result<Self, EndpointError> {
         let (host, _) = choose_host(explicit_host, env)?;
         let mut endpoints = Self::for_host(&host);
+        let server_host = env
+            .non_empty(EnvVars::GITHUB_SERVER_URL)
+            .and_then(|url| url_host(&url));
+        if server_host.is_some_and(|server| server != endpoints.host) {
+            return Ok(endpoints);
+        }
         let api = override_url(env, EnvVars::GITHUB_API_URL)?;
         let graphql = override_url(env, EnvVars::GITHUB_GRAPHQL_URL)?;
         if let Some(api) = api {
@@ -177,6 +185,15 @@ impl Endpoints {
         }
         Ok(endpoints)
     }
+}
+
+/// The [normalized](normalize_host) host of a web address (`https://ghe.example.com/` gives
+/// `ghe.example.com`), if it has one.
+fn url_host(url: &str) -> Option<String> {
+    let rest = url.trim().split_once("://").map_or(url.trim(), |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority.rsplit('@').next()?;
+    (!host.is_empty()).then(|| normalize_host(host))
 }
 
 /// The GraphQL endpoint that goes with a REST base: `.../api/v3` gives `.../api/graphql`
@@ -549,6 +566,37 @@ mod tests {
             "`https://ghe.example.com` (from GH_HOST) is not a GitHub host name such as \
              `github.example.com`"
         );
+    }
+
+    #[test]
+    fn actions_overrides_serve_only_the_host_the_workflow_runs_on() {
+        let actions = |server: &str| {
+            MapEnv::from_iter([
+                ("GITHUB_SERVER_URL", server.to_owned()),
+                ("GITHUB_API_URL", "https://api.github.com".to_owned()),
+                (
+                    "GITHUB_GRAPHQL_URL",
+                    "https://api.github.com/graphql".to_owned(),
+                ),
+            ])
+        };
+        // A workflow on github.com reading a PR on an Enterprise host: that host's endpoints.
+        let env = actions("https://github.com");
+        let ghes = Endpoints::resolve(Some("ghe.example.com"), &env).unwrap();
+        assert_eq!(ghes, Endpoints::for_host("ghe.example.com"));
+        // On its own host the overrides hold.
+        let own = Endpoints::resolve(Some("github.com"), &env).unwrap();
+        assert_eq!(own.graphql, "https://api.github.com/graphql");
+        let env = actions("https://GHE.example.com/");
+        let on_ghes = Endpoints::resolve(Some("ghe.example.com"), &env).unwrap();
+        assert_eq!(
+            on_ghes.rest, "https://api.github.com",
+            "the workflow's own host"
+        );
+        // Without GITHUB_SERVER_URL (tests, scripts) they hold whatever the host.
+        let env = MapEnv::from_iter([("GITHUB_GRAPHQL_URL", "http://127.0.0.1:9/graphql")]);
+        let local = Endpoints::resolve(Some("ghe.example.com"), &env).unwrap();
+        assert_eq!(local.graphql, "http://127.0.0.1:9/graphql");
     }
 
     #[test]
