@@ -190,6 +190,6 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), EnvVars::ALL.len());
-        assert_eq!(names.len(), 9);
+        assert_eq!(names.len(), 10);
     }
 }
