@@ -120,6 +120,19 @@ fn team(
         Ok(b) => b,
         Err(e) => return descriptions.iter().map(|_| Err(e.to_string())).collect(),
     };
+    // Worktrees a killed run left behind are removed first: their work was not merged, and the
+    // tasks are dispatched again.
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for stale in entries.flatten().map(|e| e.path()).filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("worktree-"))
+        }) {
+            if vcs.remove_worktree(&stale).is_err() {
+                let _ = std::fs::remove_dir_all(&stale);
+            }
+        }
+        vcs.prune_worktrees();
+    }
     let paths: Vec<PathBuf> = (0..descriptions.len())
         .map(|i| dir.join(format!("worktree-{}-{}", std::process::id(), i + 1)))
         .collect();

@@ -308,6 +308,11 @@ impl GitVcs {
         self.run(&["worktree", "remove", "--force", &p]).map(|_| ())
     }
 
+    /// Forgets worktrees whose directories are gone (best effort).
+    pub fn prune_worktrees(&self) {
+        let _ = self.run(&["worktree", "prune"]);
+    }
+
     /// Applies `commits` on HEAD, in order; on a conflict, aborts and leaves HEAD as it was.
     pub fn cherry_pick(&self, commits: &[String]) -> Result<(), GitError> {
         let mut args = vec!["cherry-pick", "--allow-empty"];

@@ -392,6 +392,19 @@ async fn independent_tasks_run_in_parallel_worktrees_and_merge_back() {
         out.stdout
     );
 
+    // A worktree left by a run killed earlier is cleared away first.
+    let stale = s.env.dir().join(".git/review/followup/worktree-999-1");
+    git(
+        s.env.dir(),
+        &[
+            "worktree",
+            "add",
+            "--quiet",
+            "--detach",
+            stale.to_str().unwrap(),
+            "HEAD",
+        ],
+    );
     // Each task runs in its own worktree: the agent is named by its full path.
     let agent = s.env.dir().join("agent.sh");
     let out = s.run(&[
