@@ -57,16 +57,33 @@ pub fn current_branch(dir: &Path) -> Result<Option<String>, GitError> {
     }
 }
 
-/// The URL of the `origin` remote, if there is one.
-pub fn origin_url(dir: &Path) -> Result<Option<String>, GitError> {
-    match git(dir, &["remote", "get-url", "origin"]) {
-        Ok(url) => Ok(Some(url)),
-        Err(GitError::Failed { .. }) => {
-            git(dir, &["rev-parse", "--git-dir"])?;
-            Ok(None)
+/// The remote that stands for the repository pull requests are opened on, as `gh` chooses it:
+/// the one `gh repo set-default` marked (`remote.NAME.gh-resolved = base`), else `upstream` (a
+/// fork's clone), else `origin`. Its name and URL, if there is one.
+pub fn base_remote(dir: &Path) -> Result<Option<(String, String)>, GitError> {
+    // Not a repository at all is an error; a repository without remotes is `None`.
+    git(dir, &["rev-parse", "--git-dir"])?;
+    let url = |name: &str| git(dir, &["remote", "get-url", name]).ok();
+    let marked = git(
+        dir,
+        &["config", "--get-regexp", r"^remote\..*\.gh-resolved$"],
+    )
+    .unwrap_or_default()
+    .lines()
+    .find_map(|line| {
+        let (key, value) = line.split_once(' ')?;
+        let name = key.strip_prefix("remote.")?.strip_suffix(".gh-resolved")?;
+        (value.trim() == "base").then(|| name.to_owned())
+    });
+    for name in marked
+        .into_iter()
+        .chain(["upstream".to_owned(), "origin".to_owned()])
+    {
+        if let Some(u) = url(&name) {
+            return Ok(Some((name, u)));
         }
-        Err(e) => Err(e),
     }
+    Ok(None)
 }
 
 /// The local repository as the VCS port: reads and commits through the `git` command.
@@ -517,6 +534,48 @@ mod tests {
             .unwrap()
             .success();
         assert!(ok, "git {args:?}");
+    }
+
+    #[test]
+    fn the_base_remote_is_chosen_as_gh_chooses_it() {
+        let dir = tempfile::tempdir().unwrap();
+        sh(dir.path(), &["init", "-q"]);
+        assert_eq!(base_remote(dir.path()).unwrap(), None);
+        sh(
+            dir.path(),
+            &[
+                "remote",
+                "add",
+                "origin",
+                "https://github.com/me/widgets.git",
+            ],
+        );
+        assert_eq!(base_remote(dir.path()).unwrap().unwrap().0, "origin");
+        sh(
+            dir.path(),
+            &[
+                "remote",
+                "add",
+                "upstream",
+                "https://github.com/acme/widgets.git",
+            ],
+        );
+        assert_eq!(
+            base_remote(dir.path()).unwrap(),
+            Some((
+                "upstream".to_owned(),
+                "https://github.com/acme/widgets.git".to_owned()
+            )),
+            "a fork's clone: the pull requests are upstream's"
+        );
+        sh(dir.path(), &["config", "remote.origin.gh-resolved", "base"]);
+        assert_eq!(
+            base_remote(dir.path()).unwrap().unwrap().0,
+            "origin",
+            "gh repo set-default"
+        );
+        let outside = tempfile::tempdir().unwrap();
+        assert!(base_remote(outside.path()).is_err());
     }
 
     #[test]

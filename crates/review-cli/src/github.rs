@@ -131,15 +131,22 @@ fn target(
         {
             Some(spec) => (spec.host, spec.repo),
             None => {
-                let url = git::origin_url(cwd)
+                let (remote, url) = git::base_remote(cwd)
                     .ok()
                     .flatten()
                     .ok_or_else(|| usage(
                         "cannot tell which repository to use".to_owned(),
-                        "pass --repo OWNER/NAME, or run inside a clone whose `origin` remote is on GitHub",
+                        "pass --repo OWNER/NAME, or run inside a clone whose `origin` (or `upstream`) remote is on GitHub",
                     ))?;
                 let hosted = HostedRepo::from_remote_url(&url)
                     .map_err(|e| usage(e.to_string(), "pass --repo OWNER/NAME"))?;
+                if remote != "origin" {
+                    // The repository only: a remote URL may carry credentials.
+                    output::narrate(&format!(
+                        "[review] using {} from the `{remote}` remote; pass --repo to choose another",
+                        hosted.repo
+                    ));
+                }
                 (Some(hosted.host), hosted.repo)
             }
         },

@@ -14,7 +14,8 @@ use crate::output;
 /// Which pull request, on which repository.
 #[derive(Debug, Args)]
 pub struct PrArgs {
-    /// The repository, as [HOST/]OWNER/NAME [default: GH_REPO, else the `origin` remote]
+    /// The repository, as [HOST/]OWNER/NAME [default: GH_REPO, else the git remote of `gh repo
+    /// set-default`, else `upstream`, else `origin`]
     #[arg(long, value_name = "OWNER/NAME")]
     pub repo: Option<String>,
 }

@@ -38,7 +38,8 @@ pub struct McpArgs {
     #[arg(long)]
     allow_writes: bool,
 
-    /// The repository, as [HOST/]OWNER/NAME [default: GH_REPO, else the `origin` remote]
+    /// The repository, as [HOST/]OWNER/NAME [default: GH_REPO, else the git remote of `gh repo
+    /// set-default`, else `upstream`, else `origin`]
     #[arg(long, value_name = "OWNER/NAME")]
     repo: Option<String>,
 }

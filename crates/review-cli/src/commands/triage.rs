@@ -44,7 +44,8 @@ pub struct TriageArgs {
     #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
 
-    /// The repository, as [HOST/]OWNER/NAME [default: GH_REPO, else the `origin` remote]
+    /// The repository, as [HOST/]OWNER/NAME [default: GH_REPO, else the git remote of `gh repo
+    /// set-default`, else `upstream`, else `origin`]
     #[arg(long, value_name = "OWNER/NAME")]
     repo: Option<String>,
 
