@@ -68,6 +68,23 @@ fn unavailable(message: impl Into<String>, source: Option<ClientError>) -> HostE
     }
 }
 
+/// Whether a failed post means the next ones would fail the same way: GitHub's rate limit is
+/// spent, or it refused the token. A caller posting several replies stops there instead of
+/// spending one refused request on each.
+pub fn stops_all_posts(e: &HostError) -> bool {
+    let HostError::Unavailable {
+        source: Some(source),
+        ..
+    } = e
+    else {
+        return false;
+    };
+    matches!(
+        source.downcast_ref::<ClientError>(),
+        Some(ClientError::RateLimited { .. } | ClientError::BadCredentials)
+    )
+}
+
 fn from_read(e: ReadError) -> HostError {
     match e {
         ReadError::RepoNotFound(_) | ReadError::PullRequestNotFound { .. } => {
@@ -360,8 +377,9 @@ impl GitHubHost {
                         format!("the {what} may not have been posted ({why}; then {again}); run again to check"),
                         None,
                     ),
-                    // The cause goes into the message: callers print a host error on one line.
-                    other => unavailable(format!("posting the {what} failed: {other}"), None),
+                    // The cause goes into the message (callers print a host error on one line),
+                    // and stays the source, for `stops_all_posts`.
+                    other => unavailable(format!("posting the {what} failed: {other}"), Some(other)),
                 })
             }
             Err(ClientError::Http {
@@ -375,7 +393,10 @@ impl GitHubHost {
                     HostError::Refused(message)
                 })
             }
-            Err(e) => Err(unavailable(format!("posting the {what} failed: {e}"), None)),
+            Err(e) => Err(unavailable(
+                format!("posting the {what} failed: {e}"),
+                Some(e),
+            )),
         }
     }
 

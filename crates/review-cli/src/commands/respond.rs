@@ -422,7 +422,7 @@ pub(crate) async fn post_replies(
     let mut lines = Vec::new();
     let mut to_resolve = Vec::new();
     let mut failed = 0usize;
-    for reply in replies {
+    for (done, reply) in replies.iter().enumerate() {
         if let Some(review) = reply.review_id.as_deref() {
             match answer_review(
                 &host,
@@ -522,6 +522,14 @@ pub(crate) async fn post_replies(
             Err(e) => {
                 failed += 1;
                 lines.push(format!("failed   {id}: {e}; not resolved"));
+                if review_github::adapter::stops_all_posts(&e) {
+                    let left = replies.len() - done - 1;
+                    lines.push(format!(
+                        "stopped: GitHub refuses posts now; {left} more replies not tried (run again later)"
+                    ));
+                    failed += left;
+                    break;
+                }
             }
         }
     }

@@ -276,3 +276,34 @@ async fn killed_at_any_point_every_reply_lands_exactly_once() {
         .unwrap();
     assert!(now.threads.iter().all(|t| t.is_resolved));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_spent_rate_limit_stops_the_replies_instead_of_trying_each() {
+    let (env, github) = setup().await;
+    env.write(
+        "replies.json",
+        r#"[
+          {"threadId": "A", "replyBody": "Not applying this — the cache is deliberate.", "resolve": true},
+          {"threadId": "B", "replyBody": "Out of scope for this PR; tracked separately.", "resolve": true}
+        ]"#,
+    );
+    github.inject(Fault::RateLimited {
+        operation: Some("AddThreadReply".to_owned()),
+        reset_in_secs: 3600,
+        times: 10,
+    });
+    let out = respond(&env, &github);
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("stopped: GitHub refuses posts now; 1 more replies not tried"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        github.count("AddThreadReply"),
+        1,
+        "one refused request, not one per reply"
+    );
+    assert!(github.mutations().is_empty());
+}
