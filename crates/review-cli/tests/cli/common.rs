@@ -138,3 +138,37 @@ pub fn git(dir: &Path, args: &[&str]) {
         .expect("git runs");
     assert!(status.success(), "git {args:?} failed");
 }
+
+/// git's output in `dir`, trimmed; fails the test if git fails.
+pub fn git_out(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?} failed");
+    String::from_utf8(out.stdout)
+        .expect("git speaks UTF-8 here")
+        .trim()
+        .to_owned()
+}
+
+/// Commits what is staged in `dir` as the test's user.
+pub fn commit(dir: &Path, message: &str) {
+    git(
+        dir,
+        &[
+            "-c",
+            "user.name=Dana",
+            "-c",
+            "user.email=dana@example.com",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            message,
+        ],
+    );
+}

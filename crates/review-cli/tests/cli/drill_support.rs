@@ -11,7 +11,8 @@ use review_core::model::{CommitId, PullRequest, RepoId};
 use review_test_support::github::FakeGitHub;
 use review_test_support::{Mutation, PrBuilder, bot, person};
 
-use crate::common::{Output, TestEnvironment, git};
+pub use crate::common::git_out;
+use crate::common::{Output, TestEnvironment, commit, git};
 
 /// The source file the fixes edit.
 pub const LIB: &str = "fn a() {}\nfn b() {\n    let v = get().unwrap();\n}\n";
@@ -35,18 +36,6 @@ pub fn repo() -> RepoId {
     RepoId::parse("acme/widgets").unwrap()
 }
 
-/// git's output in `dir`, trimmed.
-pub fn git_out(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
-}
-
 /// A clone (`work/`) with one commit, the PR head, pushed to a bare remote (`remote.git`), and
 /// the user's own uncommitted edit of [`USER_FILE`]. Returns the head and the clone.
 pub fn repository(env: &TestEnvironment) -> (String, PathBuf) {
@@ -68,19 +57,7 @@ pub fn repository(env: &TestEnvironment) -> (String, PathBuf) {
     std::fs::write(work.join("src/lib.rs"), LIB).unwrap();
     std::fs::write(work.join(USER_FILE), "mine\n").unwrap();
     git(&work, &["add", "."]);
-    git(
-        &work,
-        &[
-            "-c",
-            "user.name=Dana",
-            "-c",
-            "user.email=dana@example.com",
-            "commit",
-            "-q",
-            "-m",
-            "widgets",
-        ],
-    );
+    commit(&work, "widgets");
     git(
         &work,
         &["remote", "add", "origin", remote.to_str().unwrap()],

@@ -9,23 +9,11 @@ use review_test_support::github::FakeGitHub;
 use review_test_support::{PrBuilder, bot, person};
 use serde_json::Value;
 
-use crate::common::{TestEnvironment, git, workspace_root};
+use crate::common::{TestEnvironment, commit, git, workspace_root};
 
-fn commit(dir: &Path, message: &str) {
+fn commit_all(dir: &Path, message: &str) {
     git(dir, &["add", "-A"]);
-    git(
-        dir,
-        &[
-            "-c",
-            "user.name=D",
-            "-c",
-            "user.email=d@example.com",
-            "commit",
-            "-q",
-            "-m",
-            message,
-        ],
-    );
+    commit(dir, message);
 }
 
 /// A clone on the PR branch: the base branch `main` (on `origin`) says qa-bot is a bot; the PR
@@ -52,7 +40,7 @@ fn clone_with_configs(env: &TestEnvironment) -> std::path::PathBuf {
         "[automation]\naccounts = [\"qa-bot\"]\n",
     )
     .unwrap();
-    commit(&work, "base");
+    commit_all(&work, "base");
     git(
         &work,
         &["remote", "add", "origin", origin.to_str().unwrap()],
@@ -64,7 +52,7 @@ fn clone_with_configs(env: &TestEnvironment) -> std::path::PathBuf {
         "[commands]\nfixer = \"touch pwned\"\n",
     )
     .unwrap();
-    commit(&work, "head");
+    commit_all(&work, "head");
     work
 }
 

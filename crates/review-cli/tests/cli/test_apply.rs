@@ -9,21 +9,12 @@ use review_core::report::{Outcome, Report};
 use review_test_support::github::FakeGitHub;
 use review_test_support::{Mutation, PrBuilder, bot, person};
 
-use crate::common::{Output, TestEnvironment, git};
+use crate::common::{Output, TestEnvironment, commit, git, git_out};
 
 const LIB: &str = "fn a() {}\nfn b() {\n    let v = get().unwrap();\n}\n";
 
 const MAJOR_WITH_SUGGESTION: &str = "_⚠️ Potential issue_ | _🟠 Major_\n\n**Unchecked unwrap on request input.**\n\nThe value comes from the request and can be missing; propagate the error instead of panicking.\n\n```suggestion\n    let v = get()?;\n```\n";
 const NITPICK: &str = "_🧹 Nitpick_\n\n**Prefer a more descriptive name than `a`.**\n\nConsider renaming `a` to something that says what it does.";
-
-fn git_out(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
-}
 
 /// A clone with one commit (the PR head), a bare remote it came from, and the user's own
 /// uncommitted edit of another file.
@@ -46,19 +37,7 @@ fn repository(env: &TestEnvironment) -> (String, std::path::PathBuf) {
     std::fs::write(work.join("src/lib.rs"), LIB).unwrap();
     std::fs::write(work.join("notes.md"), "mine\n").unwrap();
     git(&work, &["add", "."]);
-    git(
-        &work,
-        &[
-            "-c",
-            "user.name=Dana",
-            "-c",
-            "user.email=dana@example.com",
-            "commit",
-            "-q",
-            "-m",
-            "widgets",
-        ],
-    );
+    commit(&work, "widgets");
     git(
         &work,
         &["remote", "add", "origin", remote.to_str().unwrap()],
@@ -388,19 +367,7 @@ async fn without_a_fixer_such_a_thread_is_actionable_no_fixer() {
 fn commit_file(work: &Path, path: &str, text: &str) -> String {
     std::fs::write(work.join(path), text).unwrap();
     git(work, &["add", path]);
-    git(
-        work,
-        &[
-            "-c",
-            "user.name=Dana",
-            "-c",
-            "user.email=dana@example.com",
-            "commit",
-            "-q",
-            "-m",
-            "more",
-        ],
-    );
+    commit(work, "more");
     git_out(work, &["rev-parse", "HEAD"])
 }
 
@@ -571,19 +538,7 @@ async fn a_rejected_push_keeps_the_commits_and_says_what_to_do() {
     );
     std::fs::write(other.join("theirs.txt"), "theirs\n").unwrap();
     git(&other, &["add", "theirs.txt"]);
-    git(
-        &other,
-        &[
-            "-c",
-            "user.name=T",
-            "-c",
-            "user.email=t@example.com",
-            "commit",
-            "-q",
-            "-m",
-            "theirs",
-        ],
-    );
+    commit(&other, "theirs");
     git(&other, &["push", "-q", "origin", "HEAD:feature"]);
 
     let out = apply_with(&env, &work, &github, &["--push"]);

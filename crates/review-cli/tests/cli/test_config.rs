@@ -5,7 +5,7 @@ use review_test_support::github::FakeGitHub;
 use review_test_support::{Mutation, PrBuilder, bot, person};
 use serde_json::Value;
 
-use crate::common::{Output, TestEnvironment, git};
+use crate::common::{Output, TestEnvironment, commit, git};
 
 async fn setup() -> (TestEnvironment, FakeGitHub) {
     let env = TestEnvironment::new();
@@ -146,19 +146,7 @@ async fn the_users_defaults_apply_and_flags_win() {
     let (env, github) = setup().await;
     env.write("README", "x\n");
     git(env.dir(), &["add", "README"]);
-    git(
-        env.dir(),
-        &[
-            "-c",
-            "user.name=D",
-            "-c",
-            "user.email=d@example.com",
-            "commit",
-            "-q",
-            "-m",
-            "start",
-        ],
-    );
+    commit(env.dir(), "start");
     env.write("home/config.toml", "[defaults]\napply = true\n");
     let out = run(
         &env,

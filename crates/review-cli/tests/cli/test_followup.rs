@@ -3,28 +3,14 @@
 //! dispatched to an agent command (solo and in parallel worktrees), and the completion replies
 //! and group hiding once the fixes are pushed.
 
-use std::path::Path;
-
 use review_core::model::{CommitId, RepoId, Review, ReviewId, ReviewState, ThreadId};
 use review_test_support::github::FakeGitHub;
 use review_test_support::{Mutation, PrBuilder, bot, person};
 
-use crate::common::{Output, TestEnvironment, git};
+use crate::common::{Output, TestEnvironment, commit, git, git_out};
 
 fn repo() -> RepoId {
     RepoId::parse("acme/widgets").unwrap()
-}
-
-fn git_out(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}");
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
 }
 
 /// A PR whose three threads came in one CodeRabbit review, plus a person's thread.
@@ -93,19 +79,7 @@ impl Setup {
             std::fs::write(dir.join("src").join(f), format!("// {f}\n")).unwrap();
         }
         git(dir, &["add", "src"]);
-        git(
-            dir,
-            &[
-                "-c",
-                "user.name=D",
-                "-c",
-                "user.email=d@example.com",
-                "commit",
-                "-q",
-                "-m",
-                "start",
-            ],
-        );
+        commit(dir, "start");
         let github = FakeGitHub::start().await;
         github.set_viewer("dana");
         github.add_pull_request(pr());

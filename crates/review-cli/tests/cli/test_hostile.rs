@@ -15,7 +15,7 @@ use review_core::model::{Author, AuthorKind, CommitId};
 use review_test_support::github::FakeGitHub;
 use review_test_support::{PrBuilder, bot, person};
 
-use crate::common::{Output, TestEnvironment, git};
+use crate::common::{Output, TestEnvironment, commit, git};
 use crate::drill_support::{
     LIB, MAJOR_WITH_SUGGESTION, assert_state_files_whole, assert_user_work_untouched, git_end,
     git_out, nitpick, output_of, replies_per_thread, repository, review_in, touched,
@@ -50,19 +50,7 @@ fn hostile_repository(env: &TestEnvironment) -> (String, PathBuf, PathBuf) {
     )
     .unwrap();
     git(&work, &["add", "ext"]);
-    git(
-        &work,
-        &[
-            "-c",
-            "user.name=Dana",
-            "-c",
-            "user.email=dana@example.com",
-            "commit",
-            "-q",
-            "-m",
-            "link",
-        ],
-    );
+    commit(&work, "link");
     git(&work, &["push", "-q", "origin", "feature"]);
     (git_out(&work, &["rev-parse", "HEAD"]), work, outside)
 }

@@ -8,7 +8,7 @@ use review_test_support::github::{FakeCheck, FakeGitHub};
 use review_test_support::{HEAD_SHA, Mutation, PrBuilder, bot, person};
 use serde_json::Value;
 
-use crate::common::{Output, TestEnvironment, git};
+use crate::common::{Output, TestEnvironment, commit, git, git_out};
 
 const HEAD2: &str = "b2c3d4e5f60718293a4b5c6d7e8f901234567890";
 const FINDING: &str = "**Unbounded cache growth.** The cache never evicts entries.";
@@ -445,18 +445,6 @@ async fn unanswered_findings_are_escalated_and_concurrent_decides_lose_nothing()
     );
 }
 
-fn git_out(dir: &std::path::Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}");
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_round_is_one_commit_of_the_fixed_files_only_and_its_replies_cite_it() {
     let lp = Loop::start().await;
@@ -465,19 +453,7 @@ async fn a_round_is_one_commit_of_the_fixed_files_only_and_its_replies_cite_it()
     std::fs::write(dir.join("src/cache.rs"), "pub struct Cache;\n").unwrap();
     std::fs::write(dir.join("notes.txt"), "mine\n").unwrap();
     git(&dir, &["add", "."]);
-    git(
-        &dir,
-        &[
-            "-c",
-            "user.name=Dana",
-            "-c",
-            "user.email=d@example.com",
-            "commit",
-            "-q",
-            "-m",
-            "start",
-        ],
-    );
+    commit(&dir, "start");
     lp.poll();
     let fp = lp.state().pending[0].fingerprint.clone();
     let valid = r#"{"verdict": "VALID", "reasoning": "the cache now evicts its oldest entry when full",
@@ -592,19 +568,7 @@ async fn review_loop_triages_fixes_commits_and_answers_on_its_own() {
     std::fs::write(dir.join("src/cache.rs"), "pub struct Cache;\n").unwrap();
     std::fs::write(dir.join("src/lib.rs"), "pub fn x() {}\n").unwrap();
     git(&dir, &["add", "src"]);
-    git(
-        &dir,
-        &[
-            "-c",
-            "user.name=Dana",
-            "-c",
-            "user.email=d@example.com",
-            "commit",
-            "-q",
-            "-m",
-            "start",
-        ],
-    );
+    commit(&dir, "start");
     lp.github.update_pull_request(&repo(), 1, |pr| {
         let mut t = PrBuilder::new()
             .thread(
