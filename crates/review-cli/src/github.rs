@@ -42,6 +42,22 @@ pub struct Connection {
     pub token: review_github::token::Token,
 }
 
+impl Connection {
+    /// The review host of this pull request, for writes: every post starts with `header` (the
+    /// automated-comment header the gate recognises).
+    pub fn host(&self, header: &str) -> review_github::adapter::GitHubHost {
+        review_github::adapter::GitHubHost::new(
+            self.client.clone(),
+            self.repo.clone(),
+            self.number,
+            review_github::adapter::WriteSettings {
+                header: header.to_owned(),
+                ..review_github::adapter::WriteSettings::default()
+            },
+        )
+    }
+}
+
 fn usage(message: String, hint: &str) -> CliError {
     CliError::Usage {
         message,

@@ -13,7 +13,7 @@ use review_core::followup::{self, DispatchMode, Issue, Lang, Task};
 use review_core::model::{CommentId, PullRequest, ThreadId};
 use review_core::ports::{MinimizeReason, ReviewHost};
 use review_core::post;
-use review_github::adapter::{GitHubHost, WriteSettings};
+use review_github::adapter::GitHubHost;
 use review_github::reader::Reader;
 use serde::{Deserialize, Serialize};
 
@@ -182,18 +182,6 @@ async fn connect(args: &FollowupArgs) -> Result<(Connection, PullRequest), CliEr
         }
         other => other,
     }
-}
-
-fn host(conn: &Connection, automation: &review_core::gate::AutomationSettings) -> GitHubHost {
-    GitHubHost::new(
-        conn.client.clone(),
-        conn.repo.clone(),
-        conn.number,
-        WriteSettings {
-            header: automation.header.clone(),
-            ..WriteSettings::default()
-        },
-    )
 }
 
 /// Asks on the terminal whether to go on.
@@ -486,7 +474,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
         tasks: tasks.len(),
         ..Tally::default()
     };
-    let host = host(&conn, &automation);
+    let host = conn.host(&automation.header);
 
     // Reply-only threads: the operator's words, once ever.
     let mut to_resolve = Vec::new();
@@ -526,17 +514,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
             to_resolve.push(id);
         }
     }
-    if !to_resolve.is_empty() {
-        for (id, r) in to_resolve
-            .iter()
-            .zip(host.resolve_threads(&to_resolve).await)
-        {
-            match r {
-                Ok(()) => tally.resolved += 1,
-                Err(e) => output::narrate(&format!("[followup] resolving {id} failed: {e}")),
-            }
-        }
-    }
+    resolve_all(&host, &to_resolve, &mut tally).await;
 
     // Fix tasks.
     let mut state = FollowupState::default();
@@ -715,6 +693,19 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
     output::stdout(&wrap_up(&tally)).map_err(CliError::Output)
 }
 
+/// Resolves `threads` in batches, counting what was resolved and narrating what was not.
+async fn resolve_all(host: &GitHubHost, threads: &[ThreadId], tally: &mut Tally) {
+    if threads.is_empty() {
+        return;
+    }
+    for (id, r) in threads.iter().zip(host.resolve_threads(threads).await) {
+        match r {
+            Ok(()) => tally.resolved += 1,
+            Err(e) => output::narrate(&format!("[followup] resolving {id} failed: {e}")),
+        }
+    }
+}
+
 /// Changes the follow-up state under its lock.
 fn update_state(path: &Path, change: impl FnOnce(&mut FollowupState)) -> Result<(), CliError> {
     crate::state::update(path, change).map_err(|e| CliError::Input {
@@ -746,7 +737,7 @@ async fn finish(
         .pull_request(&conn.repo, conn.number)
         .await
         .map_err(github::read_error)?;
-    let host = host(conn, automation);
+    let host = conn.host(&automation.header);
     let on_head = |sha: &str| {
         pr.head_sha.0.starts_with(sha)
             || (vcs.has_commit(&pr.head_sha.0) && vcs.is_ancestor(sha, &pr.head_sha.0))
@@ -792,17 +783,7 @@ async fn finish(
         }
         to_resolve.push(id);
     }
-    if !to_resolve.is_empty() {
-        for (id, r) in to_resolve
-            .iter()
-            .zip(host.resolve_threads(&to_resolve).await)
-        {
-            match r {
-                Ok(()) => tally.resolved += 1,
-                Err(e) => output::narrate(&format!("[followup] resolving {id} failed: {e}")),
-            }
-        }
-    }
+    resolve_all(&host, &to_resolve, tally).await;
     // Hide groups, reading the threads again after the resolves.
     let pr = if to_resolve.is_empty() {
         pr

@@ -7,7 +7,6 @@ use clap::Args;
 use review_core::model::ThreadId;
 use review_core::ports::{HostError, ReviewHost};
 use review_core::post;
-use review_github::adapter::{GitHubHost, WriteSettings};
 
 use crate::commands::common::{self, AutomationArgs, PrArgs};
 use crate::error::CliError;
@@ -94,11 +93,7 @@ pub async fn run(args: ReplyArgs) -> Result<(), CliError> {
         return output::stdout(&format!("{}\n", existing.url)).map_err(CliError::Output);
     }
     let body = post::marked_body(&automation.header, &text, &key);
-    let settings = WriteSettings {
-        header: automation.header.clone(),
-        ..WriteSettings::default()
-    };
-    let host = GitHubHost::new(conn.client, conn.repo, conn.number, settings);
+    let host = conn.host(&automation.header);
     match host.reply(&id, &body).await {
         Ok(posted) => output::stdout(&format!("{}\n", posted.url)).map_err(CliError::Output),
         Err(HostError::NotFound(message)) => Err(CliError::NotFound {

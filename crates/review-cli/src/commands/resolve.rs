@@ -3,7 +3,6 @@
 use clap::Args;
 use review_core::model::ThreadId;
 use review_core::ports::ReviewHost;
-use review_github::adapter::{GitHubHost, WriteSettings};
 
 use crate::commands::common::{self, AutomationArgs, PrArgs};
 use crate::error::CliError;
@@ -40,12 +39,7 @@ pub async fn run(args: ResolveArgs) -> Result<(), CliError> {
     for id in &ids {
         common::bot_thread(&pr, id, &automation)?;
     }
-    let host = GitHubHost::new(
-        conn.client,
-        conn.repo,
-        conn.number,
-        WriteSettings::default(),
-    );
+    let host = conn.host(review_core::gate::DEFAULT_AUTOMATED_HEADER);
     let results = host.resolve_threads(&ids).await;
     let mut failed = Vec::new();
     for (id, result) in ids.iter().zip(results) {

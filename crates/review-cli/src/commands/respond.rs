@@ -7,7 +7,7 @@ use clap::Args;
 use review_core::model::{PullRequest, ThreadId};
 use review_core::ports::ReviewHost;
 use review_core::post;
-use review_github::adapter::{GitHubHost, WriteSettings};
+use review_github::adapter::GitHubHost;
 use serde::{Deserialize, Serialize};
 
 use review_core::decisions::{self, Escalation};
@@ -409,15 +409,7 @@ pub(crate) async fn post_replies(
     };
     let ledger_file = ledger_path(vcs, pr);
     let mut ledger = load_ledger(ledger_file.as_deref())?;
-    let host = GitHubHost::new(
-        conn.client.clone(),
-        conn.repo.clone(),
-        conn.number,
-        WriteSettings {
-            header: automation.header.clone(),
-            ..WriteSettings::default()
-        },
-    );
+    let host = conn.host(&automation.header);
 
     let mut lines = Vec::new();
     let mut to_resolve = Vec::new();

@@ -15,7 +15,7 @@ use review_core::ports::{ReviewHost, Vcs};
 use review_core::report::Report;
 use review_core::rules::LadderMode;
 use review_core::snapshot;
-use review_github::adapter::{GitHubHost, WriteSettings};
+use review_github::adapter::GitHubHost;
 use review_github::pr_ref::PrRef;
 use review_github::reader::Reader;
 
@@ -533,12 +533,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     let stop = Arc::new(AtomicBool::new(false));
     let report: Report = match (&connection, &vcs) {
         (Some(conn), Some(vcs)) if settings.apply => {
-            let host = GitHubHost::new(
-                conn.client.clone(),
-                conn.repo.clone(),
-                conn.number,
-                WriteSettings::default(),
-            );
+            let host = conn.host(review_core::gate::DEFAULT_AUTOMATED_HEADER);
             let fixer = settings.fixer.as_ref().map(|(cmd, timeout)| {
                 CommandFixer::new(cmd.clone(), vcs.clone(), Arc::new(pr.clone()), *timeout)
             });
