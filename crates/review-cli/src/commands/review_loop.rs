@@ -139,23 +139,29 @@ impl Driver {
         })
     }
 
+    /// Asks the triager about `finding` and records its answer as `review decide` does (no
+    /// answer is an escalation).
+    fn decide(
+        &self,
+        files: &LoopFiles,
+        finding: &ThreadFinding,
+        review: Option<&str>,
+    ) -> Result<decide::Recorded, CliError> {
+        let raw = self.triage(finding, review);
+        let missing = raw
+            .trim()
+            .is_empty()
+            .then_some("the triager returned nothing");
+        decide::record_answer(files, finding, &raw, None, &self.denied, missing)
+    }
+
     /// Triages every pending bot finding and every finding of unanswered out-of-diff reviews.
     fn triage_all(&self, files: &LoopFiles) -> Result<usize, CliError> {
         let state = files.load_watch()?.unwrap_or_default();
         let decisions_now = files.load_decisions()?;
         let mut count = 0;
         for finding in state.pending.iter().filter(|f| f.kind == FindingKind::Bot) {
-            let raw = self.triage(finding, None);
-            let recorded = decide::record_answer(
-                files,
-                finding,
-                &raw,
-                None,
-                &self.denied,
-                raw.trim()
-                    .is_empty()
-                    .then_some("the triager returned nothing"),
-            )?;
+            let recorded = self.decide(files, finding, None)?;
             output::narrate(&format!(
                 "[loop] {} {}{}",
                 recorded.verdict,
@@ -202,17 +208,7 @@ impl Driver {
                 url: String::new(),
                 human_comment_ids: Vec::new(),
             };
-            let raw = self.triage(&finding, Some(&review.review_id));
-            decide::record_answer(
-                files,
-                &finding,
-                &raw,
-                None,
-                &self.denied,
-                raw.trim()
-                    .is_empty()
-                    .then_some("the triager returned nothing"),
-            )?;
+            self.decide(files, &finding, Some(&review.review_id))?;
             count += 1;
         }
         Ok(count)
