@@ -2,7 +2,7 @@
 # The GitHub Action's step: `review triage` on the pull request of the event, with the
 # configuration of the base branch (never the pull request's own), the report in the job summary.
 #
-# Reads what Actions sets: GITHUB_EVENT_PATH, GITHUB_REPOSITORY, GITHUB_BASE_REF, RUNNER_TEMP,
+# Reads what Actions sets: GITHUB_EVENT_PATH, GITHUB_REPOSITORY, RUNNER_TEMP,
 # GITHUB_STEP_SUMMARY, GITHUB_OUTPUT (and GITHUB_API_URL / GITHUB_GRAPHQL_URL, which `review`
 # reads itself), plus GH_TOKEN and the REVIEW_* inputs.
 set -euo pipefail
@@ -18,16 +18,9 @@ if [[ -z "$pr" ]]; then
   exit 2
 fi
 
-# Configuration: the base branch's .github/review.toml, never the head's (a pull request must
-# not configure the run that judges it). No user file on a runner.
-base="${GITHUB_BASE_REF:-}"
-repo_config="$tmp/review-repository.toml"
-: > "$repo_config"
-if [[ -n "$base" ]]; then
-  git fetch --quiet --depth=1 origin "$base" 2>/dev/null || true
-  git show "origin/$base:.github/review.toml" > "$repo_config" 2>/dev/null || : > "$repo_config"
-fi
-export REVIEW_REPO_CONFIG="$repo_config"
+# Configuration: `review` reads the repository's .github/review.toml at the pull request's base
+# commit through the API itself, never the head's (a pull request must not configure the run
+# that judges it). No user file on a runner.
 export REVIEW_CONFIG="$tmp/review-user.toml"
 : > "$REVIEW_CONFIG"
 

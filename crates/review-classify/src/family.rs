@@ -145,9 +145,9 @@ pub fn identify(
                     .unwrap_or(Family::OtherBot),
             )
         }
-        Participation::AutomationAccount | Participation::AutomatedHeader => {
-            Some(sniff(body).unwrap_or(Family::QaHeader))
-        }
+        Participation::AutomationAccount
+        | Participation::AutomatedHeader
+        | Participation::OwnPost => Some(sniff(body).unwrap_or(Family::QaHeader)),
     }
 }
 

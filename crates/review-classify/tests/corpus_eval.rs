@@ -136,7 +136,9 @@ pub fn parse_case(name: &str, text: &str) -> Result<Case, String> {
         return Err(format!("{name}: automated cases need severity and class"));
     }
     if case.modelled_on.is_some() && case.reason.is_none() {
-        return Err(format!("{name}: a modelled case needs a reason for its label"));
+        return Err(format!(
+            "{name}: a modelled case needs a reason for its label"
+        ));
     }
     Ok(case)
 }
@@ -158,7 +160,7 @@ impl Case {
             hash ^= u64::from(byte);
             hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
         }
-        hash % 4 == 0
+        hash.is_multiple_of(4)
     }
 }
 

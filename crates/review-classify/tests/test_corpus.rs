@@ -10,9 +10,27 @@ const MIN_PER_FAMILY: usize = 6;
 /// Families the modelled cases name that the reader does not know yet: their findings read as an
 /// unknown bot's until it does.
 const FAMILIES_TO_COME: &[&str] = &[
-    "kilo", "cubic", "ellipsis", "codeant", "amazonq", "jules", "codeql", "sonarqube", "vercel",
-    "deepsource", "codacy", "korbit", "codescene", "graphite", "windsurf", "devin", "augment",
-    "baz", "mergify", "snyk", "socket",
+    "kilo",
+    "cubic",
+    "ellipsis",
+    "codeant",
+    "amazonq",
+    "jules",
+    "codeql",
+    "sonarqube",
+    "vercel",
+    "deepsource",
+    "codacy",
+    "korbit",
+    "codescene",
+    "graphite",
+    "windsurf",
+    "devin",
+    "augment",
+    "baz",
+    "mergify",
+    "snyk",
+    "socket",
 ];
 
 fn cases() -> Vec<Case> {
@@ -128,7 +146,10 @@ fn no_case_is_modelled_on_a_reserved_repository() {
             is_reserved(source, &reserved).then(|| format!("{}: {source}", c.name))
         })
         .collect();
-    assert!(bad.is_empty(), "modelled on reserved repositories: {bad:#?}");
+    assert!(
+        bad.is_empty(),
+        "modelled on reserved repositories: {bad:#?}"
+    );
 }
 
 #[test]
@@ -140,6 +161,9 @@ fn the_reserved_list_is_read_as_written() {
     assert!(is_reserved("hex-tech-lab/anything:a", &reserved));
     assert!(is_reserved("someone/klogg:src/a.cpp", &reserved));
     assert!(is_reserved("oven-sh/bun:src/a.zig", &reserved));
-    assert!(is_reserved("GoogleCloudPlatform/DataflowTemplates:a", &reserved));
+    assert!(is_reserved(
+        "GoogleCloudPlatform/DataflowTemplates:a",
+        &reserved
+    ));
     assert!(!is_reserved("GoogleCloudPlatform/other:a", &reserved));
 }

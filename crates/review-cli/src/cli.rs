@@ -23,6 +23,36 @@ pub struct Cli {
         default_value = "auto"
     )]
     color: crate::output::ColorChoice,
+
+    /// Let the git commands the tool runs (commit, checkout, worktree, cherry-pick, push) run
+    /// the repository's hooks. Off by default: with husky, lefthook or pre-commit the hooks are
+    /// part of the pull request's tree, so running them runs the pull request's code. Your own
+    /// config file may turn it on with `run-hooks = true`
+    #[arg(long, global = true)]
+    run_hooks: bool,
+
+    /// Let this command see the token variables (GH_TOKEN, GITHUB_TOKEN, the enterprise ones
+    /// and those of your `[token-variables]`): reviewer, triager, fixer, checks, agent,
+    /// translator or analyst (repeatable). By default no command the tool runs gets them
+    /// (a `gh` login stays reachable to it: this is defence in depth)
+    #[arg(long = "pass-token", global = true, value_name = "COMMAND", value_parser = pass_token_name)]
+    pass_token: Vec<crate::command::Kind>,
+}
+
+fn pass_token_name(text: &str) -> Result<crate::command::Kind, String> {
+    crate::command::Kind::ALL
+        .into_iter()
+        .find(|k| k.as_str() == text)
+        .ok_or_else(|| {
+            let names: Vec<&str> = crate::command::Kind::ALL
+                .iter()
+                .map(|k| k.as_str())
+                .collect();
+            format!(
+                "`{text}` is not a command the tool runs; one of {}",
+                names.join(", ")
+            )
+        })
 }
 
 #[derive(Debug, Subcommand)]
@@ -44,6 +74,31 @@ enum Command {
     Completions(commands::generate::CompletionsArgs),
     Man(commands::generate::ManArgs),
     Snapshot(commands::snapshot::SnapshotArgs),
+    Log(commands::log::LogArgs),
+}
+
+/// The subcommand's name, for the audit log.
+fn command_name(command: &Command) -> &'static str {
+    match command {
+        Command::Triage(_) => "triage",
+        Command::Threads(_) => "threads",
+        Command::Resolve(_) => "resolve",
+        Command::Reply(_) => "reply",
+        Command::Respond(_) => "respond",
+        Command::Followup(_) => "followup",
+        Command::Watch(_) => "watch",
+        Command::Decide(_) => "decide",
+        Command::Fence(_) => "fence",
+        Command::CommitRound(_) => "commit-round",
+        Command::Loop(_) => "loop",
+        Command::Config(_) => "config",
+        Command::Mcp(_) => "mcp",
+        Command::Schema(_) => "schema",
+        Command::Completions(_) => "completions",
+        Command::Man(_) => "man",
+        Command::Snapshot(_) => "snapshot",
+        Command::Log(_) => "log",
+    }
 }
 
 /// Parses the command line and runs the command.
@@ -53,6 +108,33 @@ pub fn run() -> Result<(), CliError> {
         Err(e) => return Err(CliError::Clap(e)),
     };
     crate::output::set_color(cli.color);
+    let configured_hooks = crate::config::current()
+        .ok()
+        .and_then(|c| c.run_hooks.as_ref().map(|(on, _)| *on))
+        .unwrap_or(false);
+    crate::git::set_run_hooks(cli.run_hooks || configured_hooks);
+    let mut pass = cli.pass_token.clone();
+    let mut extra_variables = Vec::new();
+    if let Ok(config) = crate::config::current() {
+        for (name, source) in &config.pass_token {
+            match pass_token_name(name) {
+                Ok(kind) => pass.push(kind),
+                Err(why) => {
+                    return Err(CliError::Usage {
+                        message: format!("{source}: commands.pass-token: {why}"),
+                        hint: None,
+                    });
+                }
+            }
+        }
+        extra_variables = config
+            .token_variables
+            .values()
+            .map(|(var, _)| var.clone())
+            .collect();
+    }
+    crate::command::set_token_policy(pass, extra_variables);
+    crate::audit::set_command(command_name(&cli.command));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -73,12 +155,13 @@ pub fn run() -> Result<(), CliError> {
             Command::Fence(args) => commands::fence::run(args).await,
             Command::CommitRound(args) => commands::commit_round::run(args).await,
             Command::Loop(args) => commands::review_loop::run(args).await,
-            Command::Config(args) => commands::config::run(&args),
+            Command::Config(args) => commands::config::run(&args).await,
             Command::Mcp(args) => commands::mcp::run(args).await,
             Command::Schema(args) => commands::schema::run(&args),
             Command::Completions(args) => commands::generate::completions(&args),
             Command::Man(args) => commands::generate::man(&args),
             Command::Snapshot(args) => commands::snapshot::run(args).await,
+            Command::Log(args) => commands::log::run(args).await,
         }
     })
 }

@@ -1,15 +1,103 @@
-//! Running a user's external command (a reviewer or a fixer): `sh -c COMMAND` in a directory,
-//! input on stdin, a time limit, and the last line of its stderr when it fails.
+//! Running a user's external command (a reviewer, judge, fixer, checks, agent, translator or
+//! analyst): `sh -c COMMAND` in a directory, input on stdin, a time limit, and the last line of
+//! its stderr when it fails.
 //!
-//! What a command receives is data on stdin, never text spliced into its command line.
+//! What a command receives is data on stdin, never text spliced into its command line. Each
+//! command runs in a process group of its own: when it outlives its time limit, or when it
+//! ends, the whole group is killed, so a "stopped" fixer cannot go on editing in the
+//! background, and its output is read only until the deadline, so a background child holding
+//! a pipe open cannot hang the tool. Token variables are not passed down unless the user named
+//! the command (`--pass-token NAME`, or `commands.pass-token` in the user's own config).
 
 use std::io::{Read, Write};
+use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// The most of a command's stdout kept.
 const MAX_OUTPUT: u64 = 1 << 20;
+
+/// How long output is still read after the command ended or was killed.
+const DRAIN: Duration = Duration::from_secs(2);
+
+/// The environment variables that hold tokens, besides those the user's config names.
+const TOKEN_VARIABLES: &[&str] = &[
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+    "GH_ENTERPRISE_TOKEN",
+    "GITHUB_ENTERPRISE_TOKEN",
+];
+
+/// Which of the user's commands runs: the names `--pass-token` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The pre-review (`--reviewer-cmd`).
+    Reviewer,
+    /// The judge (`--triager-cmd` / `--judge-cmd`).
+    Triager,
+    /// The fixer (`--fixer-cmd`).
+    Fixer,
+    /// The project's checks (`--check-cmd`).
+    Checks,
+    /// The follow-up's coding agent (`--agent-cmd`).
+    Agent,
+    /// The follow-up's translator.
+    Translator,
+    /// The follow-up's analyst.
+    Analyst,
+}
+
+impl Kind {
+    /// Every kind, for `--pass-token`'s values.
+    pub const ALL: [Self; 7] = [
+        Self::Reviewer,
+        Self::Triager,
+        Self::Fixer,
+        Self::Checks,
+        Self::Agent,
+        Self::Translator,
+        Self::Analyst,
+    ];
+
+    /// Its name, as `--pass-token` and `commands.pass-token` take it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Reviewer => "reviewer",
+            Self::Triager => "triager",
+            Self::Fixer => "fixer",
+            Self::Checks => "checks",
+            Self::Agent => "agent",
+            Self::Translator => "translator",
+            Self::Analyst => "analyst",
+        }
+    }
+}
+
+/// The commands that get the token variables, and the user's own token variable names; set
+/// once, at start.
+static PASS: OnceLock<(Vec<Kind>, Vec<String>)> = OnceLock::new();
+
+/// Names the commands that may see the token variables (`--pass-token`, `commands.pass-token`)
+/// and the extra variables that hold tokens (the user's `[token-variables]`).
+pub fn set_token_policy(pass: Vec<Kind>, extra_variables: Vec<String>) {
+    let _ = PASS.set((pass, extra_variables));
+}
+
+fn passes_token(kind: Kind) -> bool {
+    PASS.get().is_some_and(|(pass, _)| pass.contains(&kind))
+}
+
+fn token_variables() -> impl Iterator<Item = &'static str> {
+    TOKEN_VARIABLES.iter().copied().chain(
+        PASS.get()
+            .map(|(_, extra)| extra.iter().map(String::as_str))
+            .into_iter()
+            .flatten(),
+    )
+}
 
 /// A fence marker from the operating system's random source: 128 bits, as hex.
 pub fn random_marker() -> Result<String, String> {
@@ -20,58 +108,116 @@ pub fn random_marker() -> Result<String, String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Runs `command` through `sh -c` in `dir`, writing `input` to its stdin, and waits for it at
-/// most `timeout`. Returns its stdout (the first MiB), or a one-line reason when it cannot be
-/// run, fails, or is stopped.
-pub fn run(command: &str, dir: &Path, input: &str, timeout: Duration) -> Result<String, String> {
-    let mut child = Command::new("sh")
-        .arg("-c")
+/// Kills the process group led by `pid` (best effort: it may be gone).
+fn kill_group(pid: u32) {
+    if let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+}
+
+/// Reads `from` to the end (at most `limit` bytes) on a thread, sending the text when done.
+fn reader(mut from: impl Read + Send + 'static, limit: u64) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = (&mut from).take(limit).read_to_end(&mut bytes);
+        // Drain the rest so the writer is not blocked on a full pipe.
+        let _ = std::io::copy(&mut from, &mut std::io::sink());
+        let _ = tx.send(String::from_utf8_lossy(&bytes).into_owned());
+    });
+    rx
+}
+
+/// Runs the user's `command` of `kind` through `sh -c` in `dir`, writing `input` to its stdin,
+/// and waits for it at most `timeout`. Returns its stdout (the first MiB), or a one-line reason
+/// when it cannot be run, fails, or is stopped.
+pub fn run(
+    kind: Kind,
+    command: &str,
+    dir: &Path,
+    input: &str,
+    timeout: Duration,
+) -> Result<String, String> {
+    run_with(kind, command, dir, input, timeout, &[])
+}
+
+/// [`run`] with extra environment variables (`REVIEW_TASK_FILE`, say).
+pub fn run_with(
+    kind: Kind,
+    command: &str,
+    dir: &Path,
+    input: &str,
+    timeout: Duration,
+    vars: &[(&str, &str)],
+) -> Result<String, String> {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
         .arg(command)
         .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .process_group(0);
+    if !passes_token(kind) {
+        for var in token_variables() {
+            cmd.env_remove(var);
+        }
+    }
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot run `{command}`: {e}"))?;
+    let pid = child.id();
     if let Some(mut stdin) = child.stdin.take() {
         // A command that does not read its input closes the pipe early: that is its business.
-        let _ = stdin.write_all(input.as_bytes());
+        let input = input.to_owned();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(input.as_bytes());
+        });
     }
     // Read the outputs on threads so a chatty command cannot fill a pipe and stall.
-    let stdout = child.stdout.take();
-    let out_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        if let Some(o) = stdout {
-            let _ = o.take(MAX_OUTPUT).read_to_string(&mut text);
-        }
-        text
-    });
-    let stderr = child.stderr.take();
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        if let Some(mut e) = stderr {
-            let _ = e.read_to_string(&mut text);
-        }
-        text
-    });
+    let out = child.stdout.take().map(|o| reader(o, MAX_OUTPUT));
+    let err = child.stderr.take().map(|e| reader(e, MAX_OUTPUT));
     let started = Instant::now();
     let status = loop {
         match child.try_wait() {
-            Ok(Some(status)) => break status,
+            Ok(Some(status)) => break Some(status),
             Ok(None) if started.elapsed() > timeout => {
+                kill_group(pid);
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!(
-                    "did not finish within {} s and was stopped",
-                    timeout.as_secs()
-                ));
+                break None;
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(25)),
-            Err(e) => return Err(format!("cannot wait for it: {e}")),
+            Err(e) => {
+                kill_group(pid);
+                return Err(format!("cannot wait for it: {e}"));
+            }
         }
     };
-    let err = reader.join().unwrap_or_default();
-    let out = out_reader.join().unwrap_or_default();
+    // Whatever it left running in its group goes with it.
+    kill_group(pid);
+    let deadline = Instant::now() + DRAIN;
+    let collect = |rx: Option<mpsc::Receiver<String>>| {
+        rx.and_then(|rx| {
+            rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .ok()
+        })
+        .unwrap_or_default()
+    };
+    let out = collect(out);
+    let err = collect(err);
+    let Some(status) = status else {
+        return Err(format!(
+            "did not finish within {} s and was stopped",
+            timeout.as_secs()
+        ));
+    };
     if status.success() {
         return Ok(out);
     }
@@ -82,4 +228,63 @@ pub fn run(command: &str, dir: &Path, input: &str, timeout: Duration) -> Result<
         .unwrap_or("")
         .trim();
     Err(format!("exited with {status}: {last}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn alive(pid: &str) -> bool {
+        Path::new(&format!("/proc/{pid}")).exists()
+            && std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|s| !s.contains(") Z "))
+    }
+
+    #[test]
+    fn a_stopped_command_takes_its_whole_group_with_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let pids = dir.path().join("pids");
+        let marker = dir.path().join("late");
+        // A background child that would go on writing after its parent is stopped.
+        let command = format!(
+            "(sleep 2; touch {late}) & echo $! > {pids}; sleep 30",
+            late = marker.display(),
+            pids = pids.display()
+        );
+        let started = Instant::now();
+        let result = run(
+            Kind::Fixer,
+            &command,
+            dir.path(),
+            "",
+            Duration::from_millis(500),
+        );
+        assert!(result.unwrap_err().contains("was stopped"));
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let child = std::fs::read_to_string(&pids).unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(!alive(child.trim()), "the background child was killed");
+        std::thread::sleep(Duration::from_secs(3));
+        assert!(!marker.exists(), "nothing ran after the stop");
+    }
+
+    #[test]
+    fn a_background_child_holding_stderr_does_not_hang_the_tool() {
+        let dir = tempfile::tempdir().unwrap();
+        let started = Instant::now();
+        // The command ends at once, leaving a child that keeps stdout and stderr open.
+        let result = run(
+            Kind::Checks,
+            "sleep 60 & echo done",
+            dir.path(),
+            "",
+            Duration::from_secs(30),
+        );
+        assert_eq!(result.unwrap().trim(), "done");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+    }
 }

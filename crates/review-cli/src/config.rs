@@ -2,11 +2,14 @@
 //! (`.github/review.toml`), merged with the command line, which wins.
 //!
 //! The repository's file is written by whoever can push to the repository, so it may only set
-//! what cannot harm the user running the tool: more bot logins and automated headers, more
-//! deny-listed paths (it adds, never removes), and more bots to wait for. Commands to run, the
-//! apply and push defaults, and tokens come only from the user's file or flags; a repository
-//! file that sets them is an error that says so. Unknown keys and bad values are errors naming
-//! the file, the line and the key.
+//! what cannot harm the user running the tool: more bot logins (which count only for authors
+//! GitHub types as `Bot`), more deny-listed paths (it adds, never removes), and more bots to
+//! wait for. Automation accounts typed `User`, extra headers, commands to run, the apply and
+//! push defaults, and tokens come only from the user's file or flags; a repository file that
+//! sets them is an error that says so. It is read at the pull request's base commit through the
+//! API ([`repository`]), a regular file of at most [`REPOSITORY_FILE_LIMIT`] bytes, never from
+//! the pull request's working tree (which is the pull request's own content). Unknown keys and
+//! bad values are errors naming the file, the line and the key.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -36,6 +39,12 @@ impl fmt::Display for Source {
     }
 }
 
+/// The most of the repository's file that is read.
+pub const REPOSITORY_FILE_LIMIT: usize = 64 * 1024;
+
+/// Where the repository's file is, in the repository.
+pub const REPOSITORY_FILE: &str = ".github/review.toml";
+
 /// The settings either file may hold.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -46,6 +55,26 @@ struct Shared {
     paths: Paths,
     #[serde(default)]
     watch: Watch,
+}
+
+/// What the repository's file may add.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RepositoryFile {
+    #[serde(default)]
+    automation: RepositoryAutomation,
+    #[serde(default)]
+    paths: Paths,
+    #[serde(default)]
+    watch: Watch,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RepositoryAutomation {
+    /// More bot logins: they count only for authors GitHub types as `Bot`.
+    #[serde(default)]
+    accounts: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -90,6 +119,9 @@ struct UserFile {
     commands: Commands,
     #[serde(default)]
     defaults: Defaults,
+    /// Whether the tool's git commands run the repository's hooks.
+    #[serde(default, rename = "run-hooks")]
+    run_hooks: Option<bool>,
     /// Per repository owner, the environment variable holding the token for that owner's
     /// repositories (organisations that need their own token).
     #[serde(default, rename = "token-variables")]
@@ -106,6 +138,9 @@ struct Commands {
     agent: Option<String>,
     translator: Option<String>,
     analyst: Option<String>,
+    /// The commands that get the token variables (`reviewer`, `fixer`, ...).
+    #[serde(default, rename = "pass-token")]
+    pass_token: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -116,7 +151,14 @@ struct Defaults {
 }
 
 /// Top-level tables only the user's file may have.
-const USER_ONLY: &[&str] = &["commands", "defaults", "token", "tokens", "token-variables"];
+const USER_ONLY: &[&str] = &[
+    "commands",
+    "defaults",
+    "token",
+    "tokens",
+    "token-variables",
+    "run-hooks",
+];
 
 /// The merged configuration (before flags), each value with its source.
 #[derive(Debug, Clone, Default)]
@@ -149,8 +191,44 @@ pub struct Config {
     pub apply: Option<(bool, Source)>,
     /// Whether `triage --apply` pushes by default.
     pub push: Option<(bool, Source)>,
+    /// Whether the tool's git commands run the repository's hooks (`run-hooks = true`).
+    pub run_hooks: Option<(bool, Source)>,
+    /// The commands that get the token variables (`commands.pass-token`).
+    pub pass_token: Vec<(String, Source)>,
     /// The files read.
     pub files: Vec<Source>,
+}
+
+/// What the repository's file adds, read at the pull request's base commit.
+#[derive(Debug, Clone, Default)]
+pub struct RepositoryLayer {
+    /// More bot logins: they count only for authors GitHub types as `Bot`.
+    pub bot_accounts: Vec<(String, Source)>,
+    /// More deny-listed paths.
+    pub deny: Vec<(String, Source)>,
+    /// More bots to wait for.
+    pub expect_bots: Vec<(String, Source)>,
+    /// Where it was read from, when there was a file.
+    pub file: Option<Source>,
+}
+
+impl RepositoryLayer {
+    /// The deny-listed paths: the defaults, `flags` and the user's file, and this layer's.
+    pub fn denied(&self, flags: &[String]) -> Result<Vec<String>, CliError> {
+        let mut denied: Vec<String> = review_core::plan::DEFAULT_DENIED_PATHS
+            .iter()
+            .map(|p| (*p).to_owned())
+            .collect();
+        for p in merged(flags, &current()?.deny)
+            .into_iter()
+            .chain(Config::values(&self.deny))
+        {
+            if !denied.contains(&p) {
+                denied.push(p);
+            }
+        }
+        Ok(denied)
+    }
 }
 
 impl Config {
@@ -188,40 +266,90 @@ fn invalid(path: &Path, text: &str, e: &toml::de::Error) -> CliError {
     }
 }
 
-/// Reads and checks the repository's file.
-fn read_repository(path: &Path) -> Result<Option<Shared>, CliError> {
+/// Reads and checks a local copy of the repository's file (`REVIEW_REPO_CONFIG`): a regular file
+/// of at most [`REPOSITORY_FILE_LIMIT`] bytes.
+fn read_repository(path: &Path) -> Result<Option<RepositoryFile>, CliError> {
+    let input = |message: String| CliError::Input {
+        path: path.to_path_buf(),
+        message,
+        hint: Some("the repository's file is a small TOML file".to_owned()),
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(input(e.to_string())),
+    };
+    if !meta.is_file() {
+        return Err(input("it is not a regular file".to_owned()));
+    }
+    if meta.len() > REPOSITORY_FILE_LIMIT as u64 {
+        return Err(input(format!(
+            "it is {} bytes, more than the {REPOSITORY_FILE_LIMIT} read",
+            meta.len()
+        )));
+    }
     let Some(text) = read(path)? else {
         return Ok(None);
     };
-    // A user-only key gets its own message, with its line.
-    let table: toml::Table = toml::from_str(&text).map_err(|e| invalid(path, &text, &e))?;
-    if let Some(key) = USER_ONLY.iter().find(|k| table.contains_key(**k)) {
-        let line = text
-            .lines()
+    parse_repository(path, &text).map(Some)
+}
+
+/// Checks the text of the repository's file; `path` names it in errors.
+fn parse_repository(path: &Path, text: &str) -> Result<RepositoryFile, CliError> {
+    // A user-only key, or what the repository may not set, gets its own message, with its line.
+    let table: toml::Table = toml::from_str(text).map_err(|e| invalid(path, text, &e))?;
+    let line_of_key = |key: &str| {
+        text.lines()
             .position(|l| {
                 let l = l.trim_start();
-                l.starts_with(&format!("[{key}")) || l.starts_with(*key)
+                l.starts_with(&format!("[{key}")) || l.starts_with(key)
             })
-            .map_or(1, |i| i + 1);
+            .map_or(1, |i| i + 1)
+    };
+    let user_file = || {
+        user_path().map_or_else(
+            || "~/.config/review/config.toml".to_owned(),
+            |p| p.display().to_string(),
+        )
+    };
+    if let Some(key) = USER_ONLY.iter().find(|k| table.contains_key(**k)) {
+        let line = line_of_key(key);
         return Err(CliError::Input {
             path: path.to_path_buf(),
             message: format!(
                 "line {line}: `{key}` cannot be set in the repository's file: commands to run, \
-                 the apply and push defaults and tokens come only from your own config file or \
-                 flags"
+                 the apply and push defaults, hooks and tokens come only from your own config \
+                 file or flags"
             ),
             hint: Some(format!(
                 "move it to your config file ({}), or pass it as a flag",
-                user_path().map_or_else(
-                    || "~/.config/review/config.toml".to_owned(),
-                    |p| p.display().to_string()
-                )
+                user_file()
             )),
         });
     }
-    toml::from_str(&text)
-        .map(Some)
-        .map_err(|e| invalid(path, &text, &e))
+    let headers = table
+        .get("automation")
+        .and_then(toml::Value::as_table)
+        .is_some_and(|t| t.contains_key("headers"));
+    if headers {
+        let line = text
+            .lines()
+            .position(|l| l.trim_start().starts_with("headers"))
+            .map_or(1, |i| i + 1);
+        return Err(CliError::Input {
+            path: path.to_path_buf(),
+            message: format!(
+                "line {line}: `automation.headers` cannot be set in the repository's file: \
+                 a header makes comments count as automated, and who counts as automated is \
+                 never decided by a file in the pull request"
+            ),
+            hint: Some(format!(
+                "move it to your config file ({}), or pass --extra-header",
+                user_file()
+            )),
+        });
+    }
+    toml::from_str(text).map_err(|e| invalid(path, text, &e))
 }
 
 fn read_user(path: &Path) -> Result<Option<UserFile>, CliError> {
@@ -258,15 +386,12 @@ pub fn user_path() -> Option<PathBuf> {
         .map(|base| base.join("review").join("config.toml"))
 }
 
-/// The repository's file: `REVIEW_REPO_CONFIG` (for a copy taken from the base branch, as the
-/// GitHub Action does), else `.github/review.toml` in the working tree of `dir`'s repository.
-pub fn repository_path(dir: &Path) -> Option<PathBuf> {
-    if let Some(explicit) = std::env::var_os("REVIEW_REPO_CONFIG").filter(|v| !v.is_empty()) {
-        return Some(PathBuf::from(explicit));
-    }
-    crate::git::GitVcs::open(dir)
-        .ok()
-        .map(|vcs| vcs.root().join(".github").join("review.toml"))
+/// A local copy of the repository's file the user named (`REVIEW_REPO_CONFIG`), used instead
+/// of reading it at the pull request's base commit.
+pub fn repository_override() -> Option<PathBuf> {
+    std::env::var_os("REVIEW_REPO_CONFIG")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
 }
 
 /// The configuration of this run (the current directory's repository), read once.
@@ -275,7 +400,7 @@ pub fn current() -> Result<&'static Config, CliError> {
     if let Some(config) = CURRENT.get() {
         return Ok(config);
     }
-    let loaded = load(&crate::commands::common::cwd()?)?;
+    let loaded = load()?;
     Ok(CURRENT.get_or_init(|| loaded))
 }
 
@@ -298,8 +423,8 @@ pub fn or_configured(
     flag.cloned().or_else(|| configured.map(|(v, _)| v.clone()))
 }
 
-/// Loads and merges both files for a command run in `dir`.
-pub fn load(dir: &Path) -> Result<Config, CliError> {
+/// Loads the user's file.
+pub fn load() -> Result<Config, CliError> {
     let mut config = Config::default();
     if let Some(path) = user_path()
         && let Some(user) = read_user(&path)?
@@ -319,6 +444,11 @@ pub fn load(dir: &Path) -> Result<Config, CliError> {
         config.agent = c.agent.map(|v| (v, source.clone()));
         config.translator = c.translator.map(|v| (v, source.clone()));
         config.analyst = c.analyst.map(|v| (v, source.clone()));
+        config.pass_token = c
+            .pass_token
+            .into_iter()
+            .map(|v| (v, source.clone()))
+            .collect();
         config.token_variables = user
             .token_variables
             .into_iter()
@@ -326,16 +456,97 @@ pub fn load(dir: &Path) -> Result<Config, CliError> {
             .collect();
         config.apply = user.defaults.apply.map(|v| (v, source.clone()));
         config.push = user.defaults.push.map(|v| (v, source.clone()));
-        config.files.push(source);
-    }
-    if let Some(path) = repository_path(dir)
-        && let Some(shared) = read_repository(&path)?
-    {
-        let source = Source::Repository(path);
-        add_shared(&mut config, shared, &source);
+        config.run_hooks = user.run_hooks.map(|v| (v, source.clone()));
         config.files.push(source);
     }
     Ok(config)
+}
+
+/// The repository's file for `pr`: the local copy `REVIEW_REPO_CONFIG` names, else
+/// `.github/review.toml` at the pull request's base commit, read through the API (never from
+/// the working tree). No base commit known, or no file there: nothing is added.
+pub async fn repository(
+    client: &review_github::client::Client,
+    pr: &review_core::model::PullRequest,
+) -> Result<RepositoryLayer, CliError> {
+    if let Some(path) = repository_override() {
+        return repository_local(&path);
+    }
+    repository_at(client, &pr.repo, pr.base_sha.as_ref()).await
+}
+
+/// The repository's file at `base` (nothing when no base is known).
+async fn repository_at(
+    client: &review_github::client::Client,
+    repo: &review_core::model::RepoId,
+    base: Option<&review_core::model::CommitId>,
+) -> Result<RepositoryLayer, CliError> {
+    let Some(base) = base else {
+        return Ok(RepositoryLayer::default());
+    };
+    let label = PathBuf::from(format!("{repo}@{}:{REPOSITORY_FILE}", base.short()));
+    let found = review_github::reader::Reader::new(client)
+        .file_at(repo, &base.0, REPOSITORY_FILE, REPOSITORY_FILE_LIMIT)
+        .await
+        .map_err(|e| CliError::GitHub {
+            message: format!("cannot read the repository's {REPOSITORY_FILE}"),
+            source: Some(Box::new(e)),
+            hint: Some("run again; nothing was changed".to_owned()),
+        })?;
+    match found {
+        review_github::reader::RepoFile::Absent => Ok(RepositoryLayer::default()),
+        review_github::reader::RepoFile::Refused(why) => Err(CliError::Input {
+            path: label,
+            message: format!("it is not read: {why}"),
+            hint: Some(format!(
+                "the repository's {REPOSITORY_FILE} must be a regular text file of at most {REPOSITORY_FILE_LIMIT} bytes"
+            )),
+        }),
+        review_github::reader::RepoFile::Text(text) => {
+            let file = parse_repository(&label, &text)?;
+            Ok(layer(file, &Source::Repository(label)))
+        }
+    }
+}
+
+/// The repository's file for `repo#number`, when only the pull request's number is at hand: its
+/// base commit is asked first.
+pub async fn repository_of(
+    client: &review_github::client::Client,
+    repo: &review_core::model::RepoId,
+    number: u64,
+) -> Result<RepositoryLayer, CliError> {
+    if let Some(path) = repository_override() {
+        return repository_local(&path);
+    }
+    let base = review_github::reader::Reader::new(client)
+        .base_commit(repo, number)
+        .await
+        .map_err(crate::github::read_error)?;
+    repository_at(client, repo, base.as_ref()).await
+}
+
+/// The repository's file from a local copy the user named.
+pub fn repository_local(path: &Path) -> Result<RepositoryLayer, CliError> {
+    Ok(match read_repository(path)? {
+        Some(file) => layer(file, &Source::Repository(path.to_path_buf())),
+        None => RepositoryLayer::default(),
+    })
+}
+
+fn layer(file: RepositoryFile, source: &Source) -> RepositoryLayer {
+    let tag = |list: Vec<String>| {
+        list.into_iter()
+            .filter(|v| !v.trim().is_empty())
+            .map(|v| (v, source.clone()))
+            .collect::<Vec<_>>()
+    };
+    RepositoryLayer {
+        bot_accounts: tag(file.automation.accounts),
+        deny: tag(file.paths.deny),
+        expect_bots: tag(file.watch.expect_bots),
+        file: Some(source.clone()),
+    }
 }
 
 fn add_shared(config: &mut Config, shared: Shared, source: &Source) {
@@ -362,17 +573,51 @@ mod tests {
     }
 
     #[test]
-    fn a_repository_file_adds_bots_headers_and_denied_paths() {
+    fn a_repository_file_adds_bots_denied_paths_and_expected_bots() {
         let dir = tempfile::tempdir().unwrap();
         let p = write(
             dir.path(),
             "review.toml",
-            "[automation]\naccounts = [\"qa-bot\"]\nheaders = [\"🔎 QA\"]\n\n[paths]\ndeny = [\"migrations/\"]\n\n[watch]\nexpect-bots = [\"coderabbitai\"]\n",
+            "[automation]\naccounts = [\"qa-bot\"]\n\n[paths]\ndeny = [\"migrations/\"]\n\n[watch]\nexpect-bots = [\"coderabbitai\"]\n",
         );
         let shared = read_repository(&p).unwrap().unwrap();
         assert_eq!(shared.automation.accounts, vec!["qa-bot".to_owned()]);
         assert_eq!(shared.paths.deny, vec!["migrations/".to_owned()]);
         assert_eq!(shared.watch.expect_bots, vec!["coderabbitai".to_owned()]);
+    }
+
+    #[test]
+    fn a_repository_file_cannot_add_headers_and_is_read_only_when_small_and_regular() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "review.toml",
+            "[automation]\naccounts = [\"bob\"]\nheaders = [\"I\"]\n",
+        );
+        let err = read_repository(&p).unwrap_err().to_string();
+        assert!(
+            err.contains("line 3: `automation.headers` cannot be set in the repository's file"),
+            "{err}"
+        );
+        let big = write(
+            dir.path(),
+            "big.toml",
+            &"#".repeat(REPOSITORY_FILE_LIMIT + 1),
+        );
+        assert!(
+            read_repository(&big)
+                .unwrap_err()
+                .to_string()
+                .contains("more than")
+        );
+        let link = dir.path().join("link.toml");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        assert!(
+            read_repository(&link)
+                .unwrap_err()
+                .to_string()
+                .contains("not a regular file")
+        );
     }
 
     #[test]

@@ -13,11 +13,6 @@ use crate::output;
 /// commit, or why it failed.
 pub type TaskOutcome = Result<Option<String>, String>;
 
-/// `text` quoted for `sh`.
-fn quoted(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
 /// Runs the agent on one task in `vcs`'s work tree: the description on stdin and in a file
 /// named by `$REVIEW_TASK_FILE`. Returns the commits it made on top of where it started.
 fn run_one(
@@ -29,12 +24,16 @@ fn run_one(
 ) -> Result<Vec<String>, String> {
     std::fs::write(file, description).map_err(|e| format!("cannot write the task file: {e}"))?;
     let before = vcs.head_id().map_err(|e| e.to_string())?;
-    let command = format!(
-        "REVIEW_TASK_FILE={} {agent}",
-        quoted(&file.to_string_lossy())
-    );
-    crate::command::run(&command, vcs.root(), description, timeout)
-        .map_err(|why| format!("the agent {why}"))?;
+    let file = file.to_string_lossy();
+    crate::command::run_with(
+        crate::command::Kind::Agent,
+        agent,
+        vcs.root(),
+        description,
+        timeout,
+        &[("REVIEW_TASK_FILE", &file)],
+    )
+    .map_err(|why| format!("the agent {why}"))?;
     let after = vcs.head_id().map_err(|e| e.to_string())?;
     if after == before {
         return Ok(Vec::new());

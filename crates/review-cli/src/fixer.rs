@@ -40,6 +40,8 @@ pub struct CommandFixer {
     vcs: GitVcs,
     pr: Arc<PullRequest>,
     timeout: Duration,
+    /// What the last run for each thread changed, to undo a fix that is not committed.
+    last: Arc<std::sync::Mutex<BTreeMap<review_core::model::ThreadId, Edits>>>,
 }
 
 fn failed(message: impl Into<String>) -> FixerError {
@@ -58,6 +60,7 @@ impl CommandFixer {
             vcs,
             pr,
             timeout,
+            last: Arc::default(),
         }
     }
 
@@ -82,10 +85,14 @@ impl CommandFixer {
     }
 }
 
-/// The working tree's changed files with their contents.
+/// The working tree's changed files with their contents: tracked files with changes (`None`
+/// for a deleted one) and untracked files that are not ignored.
 fn tree_state(vcs: &GitVcs) -> Result<BTreeMap<String, Option<String>>, String> {
-    let dirty = vcs.dirty_paths().map_err(|e| e.to_string())?;
-    dirty
+    let mut paths = vcs.dirty_paths().map_err(|e| e.to_string())?;
+    paths.extend(vcs.untracked().map_err(|e| e.to_string())?);
+    paths.sort();
+    paths.dedup();
+    paths
         .into_iter()
         .map(|p| {
             let content = vcs.read_file(&p).map_err(|e| e.to_string())?;
@@ -97,16 +104,24 @@ fn tree_state(vcs: &GitVcs) -> Result<BTreeMap<String, Option<String>>, String> 
 /// What a fixer command did to the working tree.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Edits {
-    /// The files whose content it changed.
+    /// The files whose content it changed, created or deleted.
     pub edited: Vec<String>,
-    /// Those of them that already had changes of the user's before it ran.
+    /// Those of them that already had changes of the user's before it ran (not the tool's own
+    /// earlier edits, which the journal knows).
     pub over_user_work: Vec<String>,
+    /// Those of them it created (untracked, not ignored, and not there before).
+    pub created: Vec<String>,
+    /// What the edited files held before it ran, for the ones that had changes then (tracked
+    /// and clean files are put back from git, created ones removed).
+    before: BTreeMap<String, Option<String>>,
+    /// Those of the edited files that held the tool's own earlier edit before it ran.
+    own_before: Vec<String>,
 }
 
-/// Runs a fixer `command` in `vcs`'s work tree with `input` on stdin, and finds what it edited
-/// by comparing the working tree before and after. A failure, a timeout or a commit is an
-/// error. Edits to files that were clean before are journaled, so a run killed before the
-/// commit finds them as the tool's own.
+/// The one rule for files a fixer or agent run leaves: before each run the untracked, non-ignored
+/// files are recorded; afterwards the new ones are the run's (journaled as created, checked
+/// against the deny list by the caller, staged by literal path), while files that were there
+/// before are the user's and are never staged on the run's account.
 pub fn run_fixer(
     command: &str,
     vcs: &GitVcs,
@@ -115,29 +130,115 @@ pub fn run_fixer(
 ) -> Result<Edits, String> {
     let head_before = vcs.head().map_err(|e| e.to_string())?;
     let before = tree_state(vcs)?;
-    crate::command::run(command, vcs.root(), input, timeout)
-        .map_err(|why| format!("the fixer {why}"))?;
+    let mut own_before = Vec::new();
+    for path in before.keys() {
+        if vcs.is_own_edit(path).map_err(|e| e.to_string())? {
+            own_before.push(path.clone());
+        }
+    }
+    let ran = crate::command::run(
+        crate::command::Kind::Fixer,
+        command,
+        vcs.root(),
+        input,
+        timeout,
+    );
     if vcs.head().map_err(|e| e.to_string())? != head_before {
         return Err("the fixer made a commit; it must only edit files".to_owned());
     }
+    let edits = edits_since(vcs, &before, own_before)?;
+    match ran {
+        Ok(_) => Ok(edits),
+        // A fixer that failed or was stopped may have left half an edit: undone.
+        Err(why) => Err(match undo(vcs, &edits) {
+            Ok(()) if edits.edited.is_empty() => format!("the fixer {why}"),
+            Ok(()) => format!("the fixer {why}; its edits were undone"),
+            Err(e) => format!("the fixer {why}; its edits could not all be undone: {e}"),
+        }),
+    }
+}
+
+/// What changed in the working tree since `before`, journaling the run's own edits.
+fn edits_since(
+    vcs: &GitVcs,
+    before: &BTreeMap<String, Option<String>>,
+    mut own_before: Vec<String>,
+) -> Result<Edits, String> {
     let after = tree_state(vcs)?;
-    let edited: Vec<String> = after
-        .into_iter()
-        .filter(|(path, content)| before.get(path) != Some(content))
-        .map(|(path, _)| path)
+    let untracked_after = vcs.untracked().map_err(|e| e.to_string())?;
+    let mut edited: Vec<String> = after
+        .iter()
+        .filter(|(path, content)| before.get(*path) != Some(*content))
+        .map(|(path, _)| path.clone())
         .collect();
-    for path in edited.iter().filter(|p| !before.contains_key(*p)) {
-        vcs.journal_edit(path).map_err(|e| e.to_string())?;
+    // A file with changes before that is clean again (the fixer undid them) changed too.
+    edited.extend(before.keys().filter(|p| !after.contains_key(*p)).cloned());
+    edited.sort();
+    edited.dedup();
+    let created: Vec<String> = edited
+        .iter()
+        .filter(|p| !before.contains_key(*p) && untracked_after.contains(p))
+        .cloned()
+        .collect();
+    for path in &edited {
+        let mine = !before.contains_key(path) || own_before.contains(path);
+        if mine {
+            vcs.journal_edit(path, created.contains(path))
+                .map_err(|e| e.to_string())?;
+        }
     }
     let over_user_work = edited
         .iter()
-        .filter(|p| before.contains_key(*p))
+        .filter(|p| before.contains_key(*p) && !own_before.contains(p))
         .cloned()
         .collect();
+    let before = edited
+        .iter()
+        .filter_map(|p| before.get(p).map(|c| (p.clone(), c.clone())))
+        .collect();
+    own_before.retain(|p| edited.contains(p));
     Ok(Edits {
         edited,
         over_user_work,
+        created,
+        before,
+        own_before,
     })
+}
+
+/// Puts every file `edits` names back as it was before the fixer ran: the user's content where
+/// the file had changes, the committed content of a clean tracked file, and no file where the
+/// fixer created one. The journal keeps only the tool's own earlier edits. Returns why a file
+/// could not be put back, if one could not.
+pub fn undo(vcs: &GitVcs, edits: &Edits) -> Result<(), String> {
+    // What was clean or absent before: put back from git, or removed (the journal knows these
+    // as the run's own).
+    let fresh: Vec<String> = edits
+        .edited
+        .iter()
+        .filter(|p| !edits.before.contains_key(*p))
+        .cloned()
+        .collect();
+    let (_, left) = vcs.undo_own_edits(&fresh).map_err(|e| e.to_string())?;
+    if let Some(p) = left.first() {
+        return Err(format!("{p} changed while the fixer ran; left as it is"));
+    }
+    // What had changes before (the user's work, or the tool's own earlier edit): written back.
+    for (path, content) in &edits.before {
+        let full = vcs.root().join(path);
+        match content {
+            Some(text) => {
+                std::fs::write(&full, text).map_err(|e| format!("cannot put back {path}: {e}"))?
+            }
+            None => {
+                let _ = std::fs::remove_file(&full);
+            }
+        }
+        if edits.own_before.contains(path) {
+            vcs.journal_edit(path, false).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
 }
 
 #[async_trait]
@@ -151,8 +252,22 @@ impl Fixer for CommandFixer {
         .await
         .map_err(|e| failed(format!("the fixer's runner failed: {e}")))?
         .map_err(failed)?;
-        Ok(FixerOutput {
-            edited: edits.edited,
-        })
+        let edited = edits.edited.clone();
+        if let Ok(mut last) = self.last.lock() {
+            last.insert(task.thread.clone(), edits);
+        }
+        Ok(FixerOutput { edited })
+    }
+
+    async fn discard(&self, task: &FixTask) -> Result<(), FixerError> {
+        let edits = self
+            .last
+            .lock()
+            .ok()
+            .and_then(|mut last| last.remove(&task.thread));
+        match edits {
+            Some(edits) => undo(&self.vcs, &edits).map_err(failed),
+            None => Ok(()),
+        }
     }
 }

@@ -1,8 +1,19 @@
-//! What the CLI reads from the local git repository, through the `git` command: the checked-out
-//! branch and the `origin` remote. (Writes to git come with the VCS port's adapter.)
+//! The local git repository, through the `git` command: the checked-out branch and remotes, and
+//! [`GitVcs`], the VCS port's adapter (reads, commits, pushes, worktrees, the journal).
+//!
+//! Every git command the tool runs is given:
+//! - `--literal-pathspecs`: a path is a file name, never a pathspec (`:(exclude)x`, `:!x`,
+//!   `:(glob)*` match nothing but a file of that name);
+//! - `-c core.hooksPath=<an empty directory>` (unless the user opted in with `--run-hooks` or
+//!   `run-hooks = true` in their own config): hooks come from the pull request's tree with
+//!   husky, lefthook or pre-commit, so running them would run the PR's code;
+//! - `-c core.fsmonitor=false`: a monitor command is another way to run code on `git status`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use review_core::model::RepoId;
 
 /// Why git could not answer.
 #[derive(Debug, thiserror::Error)]
@@ -23,10 +34,81 @@ pub enum GitError {
     },
 }
 
-fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
-    let out = Command::new("git")
-        .args(args)
+/// Whether the tool's git commands run the repository's hooks; set once, at start.
+static RUN_HOOKS: OnceLock<bool> = OnceLock::new();
+
+/// Lets the tool's git commands run the repository's hooks (`--run-hooks`, or `run-hooks = true`
+/// in the user's own config). Off unless called.
+pub fn set_run_hooks(on: bool) {
+    let _ = RUN_HOOKS.set(on);
+}
+
+fn run_hooks() -> bool {
+    RUN_HOOKS.get().copied().unwrap_or(false)
+}
+
+/// An empty directory to point `core.hooksPath` at: no hook is ever found there. One per
+/// process, in the system's temporary directory, made private to the user.
+static NO_HOOKS: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+
+fn no_hooks_dir() -> Result<&'static Path, GitError> {
+    let made = NO_HOOKS.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!(
+            "review-no-hooks-{}-{}",
+            std::process::id(),
+            crate::audit::run_id()
+        ));
+        let mut builder = std::fs::DirBuilder::new();
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        match builder.create(&dir) {
+            Ok(()) => Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(dir),
+            Err(e) => Err(format!("cannot make an empty hooks directory: {e}")),
+        }
+    });
+    match made {
+        Ok(dir) => {
+            // Empty, or it is not what it should be.
+            if std::fs::read_dir(dir).map_or(true, |mut d| d.next().is_some()) {
+                return Err(GitError::Failed {
+                    args: "(hooks)".to_owned(),
+                    message: format!("{} is not an empty directory", dir.display()),
+                });
+            }
+            Ok(dir)
+        }
+        Err(message) => Err(GitError::Failed {
+            args: "(hooks)".to_owned(),
+            message: message.clone(),
+        }),
+    }
+}
+
+/// Removes the empty hooks directory this process made, if it made one.
+pub fn cleanup() {
+    if let Some(Ok(dir)) = NO_HOOKS.get() {
+        let _ = std::fs::remove_dir(dir);
+    }
+}
+
+/// The `git` command with the options every call gets (see the module's documentation).
+fn git_command(dir: &Path) -> Result<Command, GitError> {
+    let mut cmd = Command::new("git");
+    cmd.arg("--literal-pathspecs")
+        .args(["-c", "core.fsmonitor=false"])
         .current_dir(dir)
+        .stdin(Stdio::null());
+    if !run_hooks() {
+        let hooks = no_hooks_dir()?;
+        cmd.arg("-c")
+            .arg(format!("core.hooksPath={}", hooks.display()));
+    }
+    Ok(cmd)
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
+    let out = git_command(dir)?
+        .args(args)
         .stdin(Stdio::null())
         .output()
         .map_err(GitError::Spawn)?;
@@ -88,13 +170,15 @@ pub fn base_remote(dir: &Path) -> Result<Option<(String, String)>, GitError> {
 
 /// The local repository as the VCS port: reads and commits through the `git` command.
 ///
-/// Commits stage exactly the paths given (`git commit -- PATH...`), never everything; files are
-/// read and written only inside the work tree.
+/// Commits stage exactly the paths given, by literal path, never everything; files are read and
+/// written only inside the work tree.
 #[derive(Debug, Clone)]
 pub struct GitVcs {
-    root: std::path::PathBuf,
+    root: PathBuf,
     /// Where the tool's own uncommitted edits are recorded, if journaling.
-    journal: Option<std::path::PathBuf>,
+    journal: Option<PathBuf>,
+    /// Where commits and pushes are recorded.
+    audit: Option<crate::audit::Audit>,
 }
 
 /// One edit the tool wrote and has not committed yet.
@@ -104,6 +188,9 @@ pub struct JournalEntry {
     pub path: String,
     /// A hash of the content the tool wrote.
     pub written: String,
+    /// Whether the tool (or its fixer) created the file: undoing the edit removes it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub created: bool,
 }
 
 /// A stable hash of a file's content (FNV-1a, 64 bits).
@@ -119,6 +206,37 @@ fn content_hash(text: &str) -> String {
 /// The trailer that names the thread a fix commit answers.
 pub const THREAD_TRAILER: &str = "Review-Thread:";
 
+/// Why a push was refused before git was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum PushRefused {
+    /// No remote points at the repository the PR's branch lives in.
+    #[error(
+        "no remote points at {repo}, where the pull request's branch lives; add one (`git remote add {name} https://{host}/{repo}.git`) and run again"
+    )]
+    NoRemote {
+        /// The head repository.
+        repo: String,
+        /// Its host.
+        host: String,
+        /// A name for the remote to add.
+        name: String,
+    },
+    /// The PR's head on GitHub is not in HEAD's history: pushing would throw commits away.
+    #[error(
+        "the pull request's head {head} is not an ancestor of HEAD; pull or rebase onto it first"
+    )]
+    NotAhead {
+        /// The PR's head.
+        head: String,
+    },
+    /// The PR's head repository is not known (an old server, or a deleted fork).
+    #[error("GitHub did not say where the pull request's branch lives; push it yourself")]
+    UnknownHead,
+    /// git failed.
+    #[error(transparent)]
+    Git(#[from] GitError),
+}
+
 impl GitVcs {
     /// The repository containing `dir`.
     pub fn open(dir: &Path) -> Result<Self, GitError> {
@@ -126,6 +244,7 @@ impl GitVcs {
         Ok(Self {
             root: root.into(),
             journal: None,
+            audit: None,
         })
     }
 
@@ -136,12 +255,26 @@ impl GitVcs {
     /// Records every file the tool writes in `path` until it is committed, so a run killed
     /// between writing and committing leaves a trail the next run can follow.
     #[must_use]
-    pub fn with_journal(mut self, path: std::path::PathBuf) -> Self {
+    pub fn with_journal(mut self, path: PathBuf) -> Self {
         self.journal = Some(path);
         self
     }
 
-    fn read_journal(&self) -> Result<Vec<JournalEntry>, GitError> {
+    /// Records commits and pushes in `audit`.
+    #[must_use]
+    pub fn with_audit(mut self, audit: crate::audit::Audit) -> Self {
+        self.audit = Some(audit);
+        self
+    }
+
+    fn record(&self, action: &str, target: &str, outcome: &str, detail: &str) {
+        if let Some(audit) = &self.audit {
+            audit.record(action, target, outcome, detail);
+        }
+    }
+
+    /// The journal's entries: the tool's own uncommitted edits.
+    pub fn journal_entries(&self) -> Result<Vec<JournalEntry>, GitError> {
         let Some(path) = &self.journal else {
             return Ok(Vec::new());
         };
@@ -170,39 +303,100 @@ impl GitVcs {
 
     /// Records in the journal that `path` now holds an edit the tool made through a helper (the
     /// fixer command), so a run killed before the commit recovers it like its own writes.
-    pub fn journal_edit(&self, path: &str) -> Result<(), GitError> {
+    /// `created` when the file did not exist (or was not tracked and not there) before.
+    pub fn journal_edit(&self, path: &str, created: bool) -> Result<(), GitError> {
         let full = self.root.join(path);
         let Ok(text) = std::fs::read_to_string(&full) else {
             return Ok(());
         };
-        let mut entries = self.read_journal()?;
+        let mut entries = self.journal_entries()?;
+        let was_created = entries.iter().any(|e| e.path == path && e.created);
         entries.retain(|e| e.path != path);
         entries.push(JournalEntry {
             path: path.to_owned(),
             written: content_hash(&text),
+            created: created || was_created,
         });
         self.write_journal(&entries)
     }
 
-    /// Recovers from a run killed between writing a fix and committing it: a journaled file that
-    /// still holds exactly what the tool wrote is put back as committed (the fix is made again
-    /// from the plan); a file changed since is the user's and is left alone. Returns the paths
-    /// put back and those left.
-    pub fn recover(&self) -> Result<(Vec<String>, Vec<String>), GitError> {
-        let entries = self.read_journal()?;
-        let (mut restored, mut left) = (Vec::new(), Vec::new());
+    /// Whether `path` holds exactly what the tool last wrote there (its own uncommitted edit),
+    /// not something of the user's.
+    pub fn is_own_edit(&self, path: &str) -> Result<bool, GitError> {
+        let now = std::fs::read_to_string(self.root.join(path)).ok();
+        Ok(self
+            .journal_entries()?
+            .iter()
+            .any(|e| e.path == path && now.as_deref().map(content_hash) == Some(e.written.clone())))
+    }
+
+    /// Undoes the tool's own uncommitted edit of each of `paths` that still holds exactly what
+    /// the tool wrote: a tracked file is put back as committed (one index entry, by literal
+    /// path), a file the tool created is removed. A file changed since is the user's and is
+    /// left alone. Returns the paths undone and those left.
+    pub fn undo_own_edits(&self, paths: &[String]) -> Result<(Vec<String>, Vec<String>), GitError> {
+        let entries = self.journal_entries()?;
+        let (mut undone, mut left) = (Vec::new(), Vec::new());
+        let mut keep = Vec::new();
         for entry in entries {
+            if !paths.contains(&entry.path) {
+                keep.push(entry);
+                continue;
+            }
+            // A journal names files the tool wrote; one that does not pass the path check was
+            // not written by it (a hand-edited or hostile journal) and is never touched.
+            if review_core::ports::check_repo_path(&entry.path).is_err()
+                || self.checked(&entry.path).is_err()
+            {
+                left.push(entry.path);
+                continue;
+            }
             let full = self.root.join(&entry.path);
             let now = std::fs::read_to_string(&full).ok();
             if now.as_deref().map(content_hash) == Some(entry.written.clone()) {
-                self.run(&["checkout", "--quiet", "--", &entry.path])?;
-                restored.push(entry.path);
+                if entry.created {
+                    std::fs::remove_file(&full).map_err(GitError::Spawn)?;
+                } else {
+                    self.restore_one(&entry.path)?;
+                }
+                undone.push(entry.path);
             } else if now.is_some() {
                 left.push(entry.path);
             }
         }
-        self.write_journal(&[])?;
-        Ok((restored, left))
+        self.write_journal(&keep)?;
+        Ok((undone, left))
+    }
+
+    /// Puts one tracked file back as the index holds it: exactly one index entry, whose path is
+    /// `path` itself (never a directory, never a pattern).
+    fn restore_one(&self, path: &str) -> Result<(), GitError> {
+        let listed = self.run(&["ls-files", "--stage", "-z", "--", path])?;
+        let entries: Vec<&str> = listed.split('\0').filter(|e| !e.is_empty()).collect();
+        let exact = entries.len() == 1
+            && entries[0]
+                .split_once('\t')
+                .is_some_and(|(_, name)| name == path);
+        if !exact {
+            return Err(GitError::Failed {
+                args: format!("checkout -- {path}"),
+                message: format!("{path} is not exactly one tracked file; left as it is"),
+            });
+        }
+        self.run(&["checkout", "--quiet", "--", path]).map(|_| ())
+    }
+
+    /// Recovers from a run killed between writing a fix and committing it: a journaled file that
+    /// still holds exactly what the tool wrote is put back as committed (the fix is made again
+    /// from the plan), or removed if the tool created it; a file changed since is the user's and
+    /// is left alone. Returns the paths put back and those left.
+    pub fn recover(&self) -> Result<(Vec<String>, Vec<String>), GitError> {
+        let paths: Vec<String> = self
+            .journal_entries()?
+            .into_iter()
+            .map(|e| e.path)
+            .collect();
+        self.undo_own_edits(&paths)
     }
 
     /// The work tree's root.
@@ -211,16 +405,16 @@ impl GitVcs {
     }
 
     /// The repository's common directory (shared by its worktrees), where the tool keeps state.
-    pub fn common_dir(&self) -> Result<std::path::PathBuf, GitError> {
+    pub fn common_dir(&self) -> Result<PathBuf, GitError> {
         self.run(&["rev-parse", "--path-format=absolute", "--git-common-dir"])
             .map(Into::into)
     }
 
     /// The paths whose content differs between two commits other than in whitespace.
     pub fn substantive_changes(&self, from: &str, to: &str) -> Result<Vec<String>, GitError> {
-        let names = self.run(&["diff", "--name-only", from, to])?;
+        let names = self.run(&["diff", "--name-only", "-z", from, to])?;
         let mut changed = Vec::new();
-        for path in names.lines().filter(|p| !p.is_empty()) {
+        for path in names.split('\0').filter(|p| !p.is_empty()) {
             let diff = self.run(&["diff", "-w", "--ignore-blank-lines", from, to, "--", path])?;
             if diff.lines().any(|l| l.starts_with("@@"))
                 || self
@@ -233,51 +427,107 @@ impl GitVcs {
         Ok(changed)
     }
 
-    /// Pushes HEAD to `branch` on the current branch's remote (its upstream's, else `origin`),
-    /// without force: a remote that moved rejects the push.
-    pub fn push_head(&self, branch: &str) -> Result<String, GitError> {
-        let remote = current_branch(&self.root)?
-            .and_then(|b| self.run(&["config", &format!("branch.{b}.remote")]).ok())
-            .filter(|r| !r.is_empty())
-            .unwrap_or_else(|| "origin".to_owned());
-        self.run(&[
-            "push",
-            "--quiet",
-            &remote,
-            &format!("HEAD:refs/heads/{branch}"),
-        ])?;
+    /// The remote whose URL is `repo` on `host` (case as GitHub ignores it), if any.
+    pub fn remote_for(&self, host: &str, repo: &RepoId) -> Result<Option<String>, GitError> {
+        let names = self.run(&["remote"])?;
+        for name in names.lines().map(str::trim).filter(|n| !n.is_empty()) {
+            // The URL as the user configured it (a push URL when there is one), before any
+            // `insteadOf` rewriting: the repository the user said this remote is.
+            let url = self
+                .run(&["config", "--get", &format!("remote.{name}.pushurl")])
+                .or_else(|_| self.run(&["config", "--get", &format!("remote.{name}.url")]));
+            let Ok(url) = url else {
+                continue;
+            };
+            if let Ok(hosted) = review_github::remote::HostedRepo::from_remote_url(&url)
+                && hosted.host.eq_ignore_ascii_case(host)
+                && hosted.repo.owner.eq_ignore_ascii_case(&repo.owner)
+                && hosted.repo.name.eq_ignore_ascii_case(&repo.name)
+            {
+                return Ok(Some(name.to_owned()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Pushes HEAD to the pull request's own branch: `HEAD:refs/heads/<branch>` with a plain
+    /// refspec (no `+`, no `--force`), only to the remote whose URL is the repository the
+    /// branch lives in (`head`, on `host`), and only when the PR's head on GitHub (`pr_head`)
+    /// is an ancestor of HEAD. Returns the remote pushed to.
+    pub fn push_to_pr(
+        &self,
+        host: &str,
+        head: Option<&review_core::model::HeadRepo>,
+        branch: &str,
+        pr_head: &str,
+    ) -> Result<String, PushRefused> {
+        let head = head.ok_or(PushRefused::UnknownHead)?;
+        let remote = self
+            .remote_for(host, &head.repo)?
+            .ok_or_else(|| PushRefused::NoRemote {
+                repo: head.repo.to_string(),
+                host: host.to_owned(),
+                name: if head.cross_repository {
+                    head.repo.owner.to_ascii_lowercase()
+                } else {
+                    "origin".to_owned()
+                },
+            })?;
+        if !self.has_commit(pr_head) || !self.is_ancestor(pr_head, "HEAD") {
+            return Err(PushRefused::NotAhead {
+                head: pr_head.get(..7).unwrap_or(pr_head).to_owned(),
+            });
+        }
+        let refspec = format!("HEAD:refs/heads/{branch}");
+        let pushed = self.run(&["push", "--quiet", "--no-verify", &remote, &refspec]);
+        let target = format!("{remote} {refspec}");
+        match &pushed {
+            Ok(_) => self.record("push", &target, "ok", &self.head_id().unwrap_or_default()),
+            Err(e) => self.record("push", &target, "failed", &e.to_string()),
+        }
+        pushed?;
         Ok(remote)
     }
 
+    /// Untracked files that are not ignored, by their whole path.
+    pub fn untracked(&self) -> Result<Vec<String>, GitError> {
+        let out = self.run(&["ls-files", "--others", "--exclude-standard", "-z"])?;
+        Ok(out
+            .split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_owned)
+            .collect())
+    }
+
     /// Which of `paths` have changes in the working tree (or the index) against HEAD, untracked
-    /// files included.
+    /// (not ignored) files included.
     pub fn changed(&self, paths: &[String]) -> Result<Vec<String>, GitError> {
         if paths.is_empty() {
             return Ok(Vec::new());
         }
-        let mut tracked = vec!["diff", "--name-only", "HEAD", "--"];
+        let mut tracked = vec!["diff", "--name-only", "-z", "HEAD", "--"];
         tracked.extend(paths.iter().map(String::as_str));
-        let mut untracked = vec!["ls-files", "--others", "--exclude-standard", "--"];
+        let mut untracked = vec!["ls-files", "--others", "--exclude-standard", "-z", "--"];
         untracked.extend(paths.iter().map(String::as_str));
-        let listed = format!("{}\n{}", self.run(&tracked)?, self.run(&untracked)?);
+        let listed = format!("{}\0{}", self.run(&tracked)?, self.run(&untracked)?);
         Ok(paths
             .iter()
-            .filter(|p| listed.lines().any(|l| l == p.as_str()))
+            .filter(|p| listed.split('\0').any(|l| l == p.as_str()))
             .cloned()
             .collect())
     }
 
-    /// Commits exactly `paths` (stated one by one: never `add -A`) with `message`, letting the
-    /// repository's hooks run. Returns the new commit's abbreviated id (at least 7 characters).
-    /// When the commit is refused (a hook, nothing to commit), the paths are unstaged again and
-    /// the working tree is left as it was.
+    /// Commits exactly `paths` (stated one by one, by literal path: never `add -A`) with
+    /// `message`. Returns the new commit's abbreviated id (at least 7 characters). When the
+    /// commit is refused (a hook the user opted into, nothing to commit), the paths are
+    /// unstaged again and the working tree is left as it was.
     pub fn commit_paths_exactly(
         &self,
         paths: &[String],
         message: &str,
     ) -> Result<String, GitError> {
         for p in paths {
-            review_core::ports::check_repo_path(p).map_err(|e| GitError::Failed {
+            self.checked(p).map_err(|e| GitError::Failed {
                 args: format!("add -- {p}"),
                 message: e.to_string(),
             })?;
@@ -291,9 +541,29 @@ impl GitVcs {
             let mut reset = vec!["reset", "--quiet", "--"];
             reset.extend(paths.iter().map(String::as_str));
             let _ = self.run(&reset);
+            self.record("commit", &paths.join(" "), "failed", &e.to_string());
             return Err(e);
         }
-        self.run(&["rev-parse", "--short=7", "HEAD"])
+        self.forget_journaled(paths)?;
+        let sha = self.run(&["rev-parse", "--short=7", "HEAD"])?;
+        self.record(
+            "commit",
+            &self.head_id().unwrap_or_default(),
+            "ok",
+            &paths.join(" "),
+        );
+        Ok(sha)
+    }
+
+    /// Drops `paths` from the journal: their edits are committed.
+    fn forget_journaled(&self, paths: &[String]) -> Result<(), GitError> {
+        let mut entries = self.journal_entries()?;
+        let before = entries.len();
+        entries.retain(|e| !paths.contains(&e.path));
+        if entries.len() != before {
+            self.write_journal(&entries)?;
+        }
+        Ok(())
     }
 
     /// The abbreviated id of HEAD (at least 7 characters, as `git rev-parse --short` gives).
@@ -306,6 +576,17 @@ impl GitVcs {
         self.run(&["rev-parse", "HEAD"])
     }
 
+    /// The full id of a commit git knows by `rev` (a short id, say), if it knows one.
+    pub fn resolve_commit(&self, rev: &str) -> Option<String> {
+        self.run(&[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ])
+        .ok()
+    }
+
     /// The commits of `from..to`, oldest first.
     pub fn commits_between(&self, from: &str, to: &str) -> Result<Vec<String>, GitError> {
         let out = self.run(&["rev-list", "--reverse", &format!("{from}..{to}")])?;
@@ -316,7 +597,9 @@ impl GitVcs {
     pub fn add_worktree(&self, path: &Path, commit: &str) -> Result<Self, GitError> {
         let p = path.to_string_lossy();
         self.run(&["worktree", "add", "--quiet", "--detach", &p, commit])?;
-        Self::open(path)
+        let mut tree = Self::open(path)?;
+        tree.audit.clone_from(&self.audit);
+        Ok(tree)
     }
 
     /// Removes the worktree at `path` (and what is in it).
@@ -334,9 +617,77 @@ impl GitVcs {
     pub fn cherry_pick(&self, commits: &[String]) -> Result<(), GitError> {
         let mut args = vec!["cherry-pick", "--allow-empty"];
         args.extend(commits.iter().map(String::as_str));
-        self.run(&args).map(|_| ()).inspect_err(|_| {
+        let result = self.run(&args).map(|_| ()).inspect_err(|_| {
             let _ = self.run(&["cherry-pick", "--abort"]);
-        })
+        });
+        let outcome = if result.is_ok() { "ok" } else { "failed" };
+        self.record(
+            "commit",
+            &self.head_id().unwrap_or_default(),
+            outcome,
+            &format!("cherry-pick {}", commits.join(" ")),
+        );
+        result
+    }
+
+    /// A patch of the journaled edits: the tracked files' changes against HEAD, and each file
+    /// the tool created in full. `git apply` takes it back.
+    pub fn patch_of(&self, entries: &[JournalEntry]) -> Result<String, GitError> {
+        let tracked: Vec<&str> = entries
+            .iter()
+            .filter(|e| !e.created)
+            .map(|e| e.path.as_str())
+            .collect();
+        let mut text = String::new();
+        if !tracked.is_empty() {
+            let mut args = vec!["diff", "HEAD", "--"];
+            args.extend(&tracked);
+            text.push_str(&self.run(&args)?);
+            text.push('\n');
+        }
+        for e in entries.iter().filter(|e| e.created) {
+            let Ok(content) = std::fs::read_to_string(self.root.join(&e.path)) else {
+                continue;
+            };
+            let lines: Vec<&str> = content.lines().collect();
+            text.push_str(&format!(
+                "diff --git a/{p} b/{p}\nnew file mode 100644\n--- /dev/null\n+++ b/{p}\n@@ -0,0 +1,{} @@\n",
+                lines.len(),
+                p = e.path
+            ));
+            for line in &lines {
+                text.push('+');
+                text.push_str(line);
+                text.push('\n');
+            }
+            if !content.ends_with('\n') && !content.is_empty() {
+                text.push_str("\\ No newline at end of file\n");
+            }
+        }
+        Ok(text)
+    }
+
+    /// The stable patch-id of `commit`'s change (the same for a commit rebased elsewhere).
+    pub fn patch_id(&self, commit: &str) -> Option<String> {
+        use std::io::Write as _;
+        let diff = self.run(&["diff-tree", "-p", "--root", commit]).ok()?;
+        let mut child = git_command(&self.root)
+            .ok()?
+            .args(["patch-id", "--stable"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(diff.as_bytes());
+            let _ = stdin.write_all(b"\n");
+        }
+        let out = child.wait_with_output().ok()?;
+        String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .next()
+            .map(str::to_owned)
     }
 
     /// Whether `commit` exists locally.
@@ -351,27 +702,32 @@ impl GitVcs {
     }
 
     /// The commits of `range` (anything `git log` takes), newest first, each with the threads
-    /// its `Review-Thread:` trailers name (a round commit of the review loop names several).
+    /// the `Review-Thread:` trailers of its trailer block name (a round commit of the review loop
+    /// names several). A `Review-Thread:` line elsewhere in a message names nothing.
     pub fn fix_commits(&self, range: &[&str]) -> Result<Vec<(String, Vec<String>)>, GitError> {
-        let mut args = vec!["log", "--format=%H%x1f%B%x1e"];
+        let format = format!(
+            "--format=%H%x1f%(trailers:key={},valueonly,separator=%x1d)%x1e",
+            THREAD_TRAILER.trim_end_matches(':')
+        );
+        let mut args = vec!["log", format.as_str()];
         args.extend_from_slice(range);
         let out = self.run(&args)?;
         Ok(out
             .split('\u{1e}')
             .filter_map(|entry| {
-                let (sha, body) = entry.trim().split_once('\u{1f}')?;
-                let threads = body
-                    .lines()
-                    .filter_map(|l| l.trim().strip_prefix(THREAD_TRAILER))
-                    .map(|t| t.trim().to_owned())
+                let (sha, trailers) = entry.trim().split_once('\u{1f}')?;
+                let threads = trailers
+                    .split('\u{1d}')
+                    .map(str::trim)
                     .filter(|t| !t.is_empty())
+                    .map(str::to_owned)
                     .collect();
                 Some((sha.trim().to_owned(), threads))
             })
             .collect())
     }
 
-    fn checked(&self, path: &str) -> Result<std::path::PathBuf, review_core::ports::VcsError> {
+    fn checked(&self, path: &str) -> Result<PathBuf, review_core::ports::VcsError> {
         review_core::ports::check_repo_path(path)?;
         let full = self.root.join(path);
         // A symbolic link in the work tree can point anywhere: where the path really leads (as
@@ -465,11 +821,13 @@ impl review_core::ports::Vcs for GitVcs {
             )));
         }
         // Journal first: a run killed after the write finds its own edit on the next start.
-        let mut entries = self.read_journal().map_err(vcs_error)?;
+        let mut entries = self.journal_entries().map_err(vcs_error)?;
+        let created = entries.iter().any(|e| e.path == path && e.created);
         entries.retain(|e| e.path != path);
         entries.push(JournalEntry {
             path: path.to_owned(),
             written: content_hash(contents),
+            created,
         });
         self.write_journal(&entries).map_err(vcs_error)?;
         std::fs::write(&full, contents).map_err(|e| review_core::ports::VcsError::Other {
@@ -489,23 +847,43 @@ impl review_core::ports::Vcs for GitVcs {
         for p in paths {
             self.checked(p)?;
         }
+        // A file the tool created is not known to git yet: stage it by its literal path first.
+        let untracked = self.untracked().map_err(vcs_error)?;
+        let new: Vec<&str> = paths
+            .iter()
+            .filter(|p| untracked.contains(p))
+            .map(String::as_str)
+            .collect();
+        if !new.is_empty() {
+            let mut add = vec!["add", "--"];
+            add.extend(&new);
+            self.run(&add).map_err(vcs_error)?;
+        }
         let mut args = vec!["commit", "--quiet", "--message", message, "--"];
         args.extend(paths.iter().map(String::as_str));
-        match self.run(&args) {
+        let committed = self.run(&args);
+        if committed.is_err() && !new.is_empty() {
+            let mut reset = vec!["reset", "--quiet", "--"];
+            reset.extend(&new);
+            let _ = self.run(&reset);
+        }
+        match committed {
             Ok(_) => {
-                let mut entries = self.read_journal().map_err(vcs_error)?;
-                entries.retain(|e| !paths.contains(&e.path));
-                self.write_journal(&entries).map_err(vcs_error)?;
-                self.head()
+                self.forget_journaled(paths).map_err(vcs_error)?;
+                let head = self.head()?;
+                self.record("commit", &head.0, "ok", &paths.join(" "));
+                Ok(head)
             }
             Err(GitError::Failed { message, .. })
                 if message.contains("nothing") && message.contains("commit") =>
             {
+                self.record("commit", &paths.join(" "), "failed", &message);
                 Err(review_core::ports::VcsError::NothingToCommit(
                     paths.to_vec(),
                 ))
             }
             Err(GitError::Failed { message, .. }) => {
+                self.record("commit", &paths.join(" "), "failed", &message);
                 Err(review_core::ports::VcsError::CommitRejected(message))
             }
             Err(e) => Err(vcs_error(e)),

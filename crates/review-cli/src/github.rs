@@ -40,9 +40,24 @@ pub struct Connection {
     pub rest: String,
     /// The token, for REST requests.
     pub token: review_github::token::Token,
+    /// The host the repository is on (`github.com`, an Enterprise host).
+    pub host_name: String,
 }
 
 impl Connection {
+    /// [`Connection::host`] with every mutation recorded in the audit log kept in `vcs`'s
+    /// repository (none outside a clone).
+    pub fn audited_host(
+        &self,
+        header: &str,
+        vcs: Option<&git::GitVcs>,
+    ) -> crate::audit::AuditedHost {
+        crate::audit::AuditedHost::new(
+            self.host(header),
+            crate::audit::Audit::new(vcs, &self.repo, self.number),
+        )
+    }
+
     /// The review host of this pull request, for writes: every post starts with `header` (the
     /// automated-comment header the gate recognises).
     pub fn host(&self, header: &str) -> review_github::adapter::GitHubHost {
@@ -258,6 +273,7 @@ async fn connect_with(
         number,
         rest: endpoints.rest,
         token: found.token,
+        host_name: endpoints.host.clone(),
     })
 }
 

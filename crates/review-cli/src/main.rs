@@ -1,5 +1,6 @@
 //! `review`: triage the review conversation on a GitHub pull request.
 
+mod audit;
 mod cli;
 mod command;
 mod commands;
@@ -10,6 +11,7 @@ mod fixer;
 mod form;
 mod git;
 mod github;
+mod ledger;
 mod loop_files;
 mod output;
 mod prereview;
@@ -18,5 +20,7 @@ mod state;
 mod triager;
 
 fn main() -> std::process::ExitCode {
-    error::exit(cli::run())
+    let result = cli::run();
+    git::cleanup();
+    error::exit(result)
 }

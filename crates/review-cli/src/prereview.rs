@@ -128,7 +128,13 @@ pub fn run(
         "head_ref": pr.head_ref,
     })
     .to_string();
-    match crate::command::run(command, vcs.root(), &input, timeout) {
+    match crate::command::run(
+        crate::command::Kind::Reviewer,
+        command,
+        vcs.root(),
+        &input,
+        timeout,
+    ) {
         Ok(_) => {
             state.marker = Some(head.to_owned());
             save(&path, &state)?;

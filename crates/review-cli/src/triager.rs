@@ -93,7 +93,14 @@ pub fn verdicts(
                     "finding": post::fence(body, &marker),
                     "instructions": INSTRUCTIONS,
                 });
-                crate::command::run(command, dir, &input.to_string(), timeout).and_then(|out| {
+                crate::command::run(
+                    crate::command::Kind::Triager,
+                    command,
+                    dir,
+                    &input.to_string(),
+                    timeout,
+                )
+                .and_then(|out| {
                     parse(&out).ok_or_else(|| "gave no verdict it could read".to_owned())
                 })
             }

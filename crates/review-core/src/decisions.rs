@@ -104,6 +104,20 @@ pub struct Seen {
     pub replied: Option<bool>,
 }
 
+impl Seen {
+    /// Whether this decision's reply speaks of a fix the tool made: [`Verdict::Valid`], or
+    /// [`Verdict::ConflictsWithRule`] with a fix sketch (fixed another way). Such a reply waits
+    /// for the fix's commit, and cites it once it is on the pull request's head.
+    pub fn claims_fix(&self) -> bool {
+        self.verdict == Verdict::Valid
+            || (self.verdict == Verdict::ConflictsWithRule
+                && self
+                    .fix_sketch
+                    .as_deref()
+                    .is_some_and(|f| !f.trim().is_empty()))
+    }
+}
+
 /// A finding left for a person, in [`Decisions::escalated`].
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -429,6 +443,10 @@ pub fn reply_text(seen: &Seen) -> Option<String> {
         .as_deref()
         .map(str::trim)
         .filter(|s| !s.is_empty());
+    // A reply that speaks of a fix ("renamed the variable instead") waits for the fix's commit.
+    if seen.claims_fix() && sha.is_none() {
+        return None;
+    }
     let text = match (seen.verdict, sha) {
         (Verdict::Valid, Some(sha)) => format!("Fixed in {sha} — {why}."),
         (Verdict::Valid, None) | (Verdict::Escalate, _) => return None,
@@ -489,13 +507,7 @@ impl Decisions {
         self.seen
             .iter()
             .filter(|(_, s)| s.decided_in_round == round && s.resolved_sha.is_none())
-            .filter(|(_, s)| {
-                s.verdict == Verdict::Valid
-                    || (s.verdict == Verdict::ConflictsWithRule
-                        && s.fix_sketch
-                            .as_deref()
-                            .is_some_and(|f| !f.trim().is_empty()))
-            })
+            .filter(|(_, s)| s.claims_fix())
             .collect()
     }
 }

@@ -82,11 +82,13 @@ pub fn check_plan(
         {
             return Err(violation("is outdated"));
         }
-        if !thread.all_comments_read {
-            return Err(violation("was not read whole"));
-        }
-        if settings.automation.thread_is_human(thread, pr) {
-            return Err(violation("has human participation"));
+        if let Err(refusal) = settings.automation.may_act(thread, pr) {
+            return Err(violation(match refusal {
+                crate::gate::Refusal::NotReadWhole => "was not read whole",
+                crate::gate::Refusal::Reopened => "was reopened after the tool resolved it",
+                crate::gate::Refusal::UnsafePath => "has a path with a control character",
+                _ => "has human participation",
+            }));
         }
         if let Action::Fix(task) = &p.action {
             if task.thread != thread.id || task.path != thread.path {
@@ -218,11 +220,21 @@ pub async fn execute_until(
             );
         }
     } else if !to_resolve.is_empty() {
+        // The plan was made from a read minutes old (a judge and a fixer ran since): a person may
+        // have replied meanwhile. Read again just before the batch, and leave what changed.
+        let to_resolve = recheck(pr, settings, host, &to_resolve, &mut |id, why, text| {
+            defer(&mut entries[index[id]], why, text);
+        })
+        .await;
         narration.push(format!(
             "[triage] step 4 — resolving {} threads without reply",
             to_resolve.len()
         ));
-        let results = host.resolve_threads(&to_resolve).await;
+        let results = if to_resolve.is_empty() {
+            Vec::new()
+        } else {
+            host.resolve_threads(&to_resolve).await
+        };
         for (i, id) in to_resolve.iter().enumerate() {
             let entry = &mut entries[index[id]];
             match results.get(i) {
@@ -243,6 +255,57 @@ pub async fn execute_until(
 
     let report = Report::new(pr, applied, entries)?;
     Ok(Execution { report, narration })
+}
+
+/// Reads `pr` again through `host` and keeps those of `threads` the tool may still act on;
+/// `deferred` hears each one it may not, with why. A read that fails leaves every one of them.
+pub async fn recheck(
+    pr: &PullRequest,
+    settings: &TriageSettings,
+    host: &dyn ReviewHost,
+    threads: &[ThreadId],
+    deferred: &mut dyn FnMut(&ThreadId, DeferReason, String),
+) -> Vec<ThreadId> {
+    let fresh = match host.pull_request(&pr.repo, pr.number).await {
+        Ok(fresh) => fresh,
+        Err(e) => {
+            for id in threads {
+                deferred(
+                    id,
+                    DeferReason::HostError,
+                    format!("not resolved: the threads could not be read again first ({e})"),
+                );
+            }
+            return Vec::new();
+        }
+    };
+    let mut keep = Vec::new();
+    for id in threads {
+        match fresh.thread(id) {
+            None => deferred(
+                id,
+                DeferReason::HostError,
+                "not resolved: the thread is gone from the pull request".to_owned(),
+            ),
+            Some(thread) => match settings.automation.may_act(thread, &fresh) {
+                Ok(()) => keep.push(id.clone()),
+                Err(refusal) => {
+                    let why = match refusal {
+                        crate::gate::Refusal::NotReadWhole => DeferReason::Incomplete,
+                        crate::gate::Refusal::Reopened => DeferReason::Reopened,
+                        crate::gate::Refusal::UnsafePath => DeferReason::UnsafePath,
+                        _ => DeferReason::Human,
+                    };
+                    deferred(
+                        id,
+                        why,
+                        format!("not resolved: since it was read, {refusal}"),
+                    );
+                }
+            },
+        }
+    }
+    keep
 }
 
 fn defer(entry: &mut ThreadReport, why: DeferReason, text: String) {
@@ -431,20 +494,36 @@ async fn fix_one(
             }
         }
     };
+    let fixer_made = matches!(task.material, FixMaterial::Fixer);
+    let undo = |why: String| async move {
+        if fixer_made && let Some(fixer) = ws.fixer {
+            return match fixer.discard(task).await {
+                Ok(()) => format!("{why}; its edit was undone"),
+                Err(e) => format!("{why}; its edit could not be undone ({e})"),
+            };
+        }
+        why
+    };
     if let Some(p) = edited.iter().find(|p| is_denied(p, denied)) {
         return Err((
             DeferReason::DenyListed,
-            format!(
-                "the fixer edited {p}, which is on the deny list; not committing (the edit is left in the working tree)"
-            ),
+            undo(format!(
+                "the fixer edited {p}, which is on the deny list; not committing"
+            ))
+            .await,
         ));
     }
     if let Some(p) = edited.iter().find(|p| dirty.contains(p)) {
         return Err((
             DeferReason::DirtyFile,
-            format!("the fixer edited {p}, which had uncommitted changes; not committing"),
+            undo(format!(
+                "the fixer edited {p}, which had uncommitted changes; not committing"
+            ))
+            .await,
         ));
     }
-    commit_fix(task, &edited, original.as_deref(), ws.vcs)
-        .map_err(|why| (DeferReason::FixFailed, why))
+    match commit_fix(task, &edited, original.as_deref(), ws.vcs) {
+        Ok(commit) => Ok(commit),
+        Err(why) => Err((DeferReason::FixFailed, undo(why).await)),
+    }
 }

@@ -6,15 +6,26 @@
 //! A comment is automated when:
 //! - GitHub types its author as a `Bot`, or
 //! - its author's login is a configured automation account (exact match, ignoring ASCII case as
-//!   GitHub does, with or without a `[bot]` suffix), or
+//!   GitHub does, with or without a `[bot]` suffix; an entry written `app[bot]`, and every
+//!   account the repository's own file names, match only authors GitHub types as `Bot`), or
+//! - it is the tool's own post: its id is in the tool's ledger, or its author is the viewer (the
+//!   account the tool posts as) and it carries the automated header and a well-formed
+//!   idempotency key, or
 //! - its first unquoted line starts with the automated-comment header **and** its author is the
 //!   PR's author or a configured automation account (anyone else can type the header).
 //!
 //! A comment whose author cannot be placed (a deleted account) is human.
+//!
+//! [`AutomationSettings::may_act`] is the one check of whether the tool may act on a thread on
+//! its own judgement (resolve it, reply in it, fix and close it). Every command and the tool
+//! server ask it, and it is asked again on a fresh read just before each write.
+
+use std::collections::BTreeSet;
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Author, AuthorKind, Comment, PullRequest, Thread};
+use crate::model::{Author, AuthorKind, Comment, CommentId, PullRequest, Review, Thread, ThreadId};
 
 /// The header that marks a comment posted by a tool through a person's account.
 pub const DEFAULT_AUTOMATED_HEADER: &str = "🤖 Automated comment by";
@@ -33,6 +44,21 @@ pub struct AutomationSettings {
     /// rule: they count only on comments by the PR's author or an automation account.
     #[serde(default)]
     pub extra_headers: Vec<String>,
+    /// Logins named by the repository's own configuration file: they count only for authors
+    /// GitHub types as `Bot` (a file in the repository must not turn a person into automation).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bot_accounts: Vec<String>,
+    /// The account the tool posts as (the token's owner), read once per run. Its comments that
+    /// carry the header and a well-formed key are the tool's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub viewer: Option<String>,
+    /// Comments the tool's ledger says it posted.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub own_comments: BTreeSet<CommentId>,
+    /// Threads the tool resolved, from its audit log. GitHub does not record who reopens a
+    /// thread: one of these that is open again was reopened by a person.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub resolved_by_tool: BTreeSet<ThreadId>,
 }
 
 impl Default for AutomationSettings {
@@ -41,6 +67,10 @@ impl Default for AutomationSettings {
             accounts: Vec::new(),
             header: DEFAULT_AUTOMATED_HEADER.to_owned(),
             extra_headers: Vec::new(),
+            bot_accounts: Vec::new(),
+            viewer: None,
+            own_comments: BTreeSet::new(),
+            resolved_by_tool: BTreeSet::new(),
         }
     }
 }
@@ -52,6 +82,8 @@ pub enum Participation {
     BotAccount,
     /// The author is a configured automation account.
     AutomationAccount,
+    /// The tool's own post (in its ledger, or by the viewer with the header and a key).
+    OwnPost,
     /// The body carries the automated header and the author may use it.
     AutomatedHeader,
     /// A person wrote it (or the author could not be placed).
@@ -100,14 +132,45 @@ impl AutomationSettings {
                 .any(|h| starts_with_header(body, h))
     }
 
-    /// Whether `login` is a configured automation account.
-    pub fn is_automation_account(&self, login: &str) -> bool {
-        self.accounts.iter().any(|a| same_login(a, login))
+    /// Whether `author` is a configured automation account. An entry ending in `[bot]`, and
+    /// every account from the repository's file, matches only an author typed `Bot`.
+    pub fn is_automation_account(&self, author: &Author) -> bool {
+        let is_bot = author.kind == AuthorKind::Bot;
+        self.accounts
+            .iter()
+            .any(|a| same_login(a, &author.login) && (is_bot || !a.ends_with("[bot]")))
+            || (is_bot
+                && self
+                    .bot_accounts
+                    .iter()
+                    .any(|a| same_login(a, &author.login)))
+    }
+
+    /// Whether a comment is the tool's own post: in its ledger, or by the viewer with the
+    /// header and a well-formed idempotency key.
+    pub fn is_own_post(&self, id: Option<&CommentId>, author: &Author, body: &str) -> bool {
+        id.is_some_and(|id| self.own_comments.contains(id))
+            || self.viewer.as_deref().is_some_and(|v| {
+                same_login(v, &author.login)
+                    && author.kind != AuthorKind::Bot
+                    && crate::post::is_marked(body, &self.header)
+            })
     }
 
     /// Places one comment's author.
     pub fn participation(
         &self,
+        author: Option<&Author>,
+        body: &str,
+        pr_author: Option<&Author>,
+    ) -> Participation {
+        self.placed(None, author, body, pr_author)
+    }
+
+    /// Places the author of the comment `id` (`None` when it has no id, as a review body).
+    pub fn placed(
+        &self,
+        id: Option<&CommentId>,
         author: Option<&Author>,
         body: &str,
         pr_author: Option<&Author>,
@@ -118,8 +181,11 @@ impl AutomationSettings {
         if author.kind == AuthorKind::Bot {
             return Participation::BotAccount;
         }
-        if self.is_automation_account(&author.login) {
+        if self.is_automation_account(author) {
             return Participation::AutomationAccount;
+        }
+        if self.is_own_post(id, author, body) {
+            return Participation::OwnPost;
         }
         let is_pr_author = pr_author.is_some_and(|p| same_login(&p.login, &author.login));
         if is_pr_author && self.has_header(body) {
@@ -132,7 +198,12 @@ impl AutomationSettings {
 
     /// Places one review comment of `pr`.
     pub fn comment_participation(&self, comment: &Comment, pr: &PullRequest) -> Participation {
-        self.participation(comment.author.as_ref(), &comment.body, pr.author.as_ref())
+        self.placed(
+            Some(&comment.id),
+            comment.author.as_ref(),
+            &comment.body,
+            pr.author.as_ref(),
+        )
     }
 
     /// Whether a thread is human: any comment not automated, or no comment at all (a thread that
@@ -152,6 +223,104 @@ impl AutomationSettings {
             .iter()
             .map(|c| self.comment_participation(c, pr))
             .filter(|p| !p.is_automated())
+    }
+}
+
+/// Why the tool may not act on a thread (or a review) on its own judgement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// Not every comment of the thread could be read: an unread one may be a person's.
+    NotReadWhole,
+    /// A person took part (logins as `@login`, or "an unknown author").
+    Human(Vec<String>),
+    /// The thread shows no comment, so nobody can be placed.
+    NoComments,
+    /// The tool resolved it before and it is open again: a person reopened it.
+    Reopened,
+    /// Its path holds a control character: it is never handed to a command or shown raw.
+    UnsafePath,
+}
+
+impl Refusal {
+    /// Whether the thread is left to a person because of who took part in it (a person, an
+    /// unknown author, a reopening, or comments that could not all be read).
+    pub fn is_human(&self) -> bool {
+        !matches!(self, Self::UnsafePath)
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotReadWhole => {
+                f.write_str("not every comment could be read; an unread reply may be a person's")
+            }
+            Self::Human(who) if who.is_empty() => {
+                f.write_str("no comment could be placed; treated as human")
+            }
+            Self::Human(who) => write!(
+                f,
+                "human participation ({}); the PR author answers",
+                who.join(", ")
+            ),
+            Self::NoComments => f.write_str("no comment could be placed; treated as human"),
+            Self::Reopened => f.write_str("reopened after the tool resolved it; left to a person"),
+            Self::UnsafePath => f.write_str(
+                "its path holds a control character; never handed to a command, left to a person",
+            ),
+        }
+    }
+}
+
+/// Whether `text` holds a control character (C0, DEL or C1) or a bidirectional control, which
+/// could rewrite what a terminal or a markdown task shows.
+pub fn has_control(text: &str) -> bool {
+    text.chars().any(|c| {
+        c.is_control()
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    })
+}
+
+impl AutomationSettings {
+    /// The one check of whether the tool may act on `thread` of `pr` on its own judgement:
+    /// every comment was read, every comment is automated (no person, no author that cannot be
+    /// placed), it was not reopened after the tool resolved it, and its path is plain text.
+    /// Whether it is resolved is not this check's business (resolving twice is harmless).
+    pub fn may_act(&self, thread: &Thread, pr: &PullRequest) -> Result<(), Refusal> {
+        if !thread.all_comments_read {
+            return Err(Refusal::NotReadWhole);
+        }
+        let mut who: Vec<String> = self
+            .human_participants(thread, pr)
+            .map(|p| match p {
+                Participation::Human { login: Some(l) } => format!("@{l}"),
+                _ => "an unknown author".to_owned(),
+            })
+            .collect();
+        who.dedup();
+        if !who.is_empty() {
+            return Err(Refusal::Human(who));
+        }
+        if thread.comments.is_empty() {
+            return Err(Refusal::NoComments);
+        }
+        if !thread.is_resolved && self.resolved_by_tool.contains(&thread.id) {
+            return Err(Refusal::Reopened);
+        }
+        if has_control(&thread.path) {
+            return Err(Refusal::UnsafePath);
+        }
+        Ok(())
+    }
+
+    /// The same check for a review submission answered as a whole (its out-of-diff findings):
+    /// its author must be automated.
+    pub fn may_act_on_review(&self, review: &Review, pr: &PullRequest) -> Result<(), Refusal> {
+        match self.participation(review.author.as_ref(), &review.body, pr.author.as_ref()) {
+            Participation::Human { login: Some(l) } => Err(Refusal::Human(vec![format!("@{l}")])),
+            Participation::Human { login: None } => Err(Refusal::Human(Vec::new())),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -299,5 +468,181 @@ mod tests {
                 .participation(Some(&ghost), "x", None)
                 .is_automated()
         );
+    }
+
+    fn pr_with(comments: Vec<(Option<Author>, &str)>) -> PullRequest {
+        let comments = comments
+            .into_iter()
+            .enumerate()
+            .map(|(i, (author, body))| Comment {
+                id: CommentId(format!("C{i}")),
+                author,
+                body: body.to_owned(),
+                created_at: "2026-11-30T10:00:00Z".to_owned(),
+                url: String::new(),
+                diff_hunk: None,
+                review_id: None,
+            })
+            .collect();
+        PullRequest {
+            repo: crate::model::RepoId::parse("acme/widgets").unwrap(),
+            number: 1,
+            id: String::new(),
+            title: String::new(),
+            url: String::new(),
+            state: crate::model::PrState::Open,
+            author: Some(user("dana")),
+            head_ref: String::new(),
+            base_ref: String::new(),
+            head_sha: crate::model::CommitId::from("abc"),
+            base_sha: None,
+            head_repo: None,
+            viewer: None,
+            checks: None,
+            reviews: Vec::new(),
+            comments: Vec::new(),
+            threads: vec![Thread {
+                id: ThreadId::from("T"),
+                is_resolved: false,
+                is_outdated: false,
+                path: "src/lib.rs".to_owned(),
+                lines: None,
+                subject_type: crate::model::SubjectType::Line,
+                comments,
+                all_comments_read: true,
+            }],
+        }
+    }
+
+    fn bot(login: &str) -> Author {
+        Author::new(login, AuthorKind::Bot)
+    }
+
+    #[test]
+    fn the_tools_own_replies_are_its_own_whoever_runs_it() {
+        let key = crate::post::idempotency_key(&ThreadId::from("T"), "Fixed.");
+        let reply = crate::post::marked_body(DEFAULT_AUTOMATED_HEADER, "Fixed.", &key);
+        // The token's owner (mallory-ci) is not the PR author (dana).
+        let pr = pr_with(vec![
+            (Some(bot("coderabbitai")), "finding"),
+            (Some(user("mallory-ci")), &reply),
+        ]);
+        let mut s = settings();
+        assert!(
+            s.may_act(&pr.threads[0], &pr).is_err(),
+            "no viewer: a person"
+        );
+        s.viewer = Some("mallory-ci".to_owned());
+        assert_eq!(s.may_act(&pr.threads[0], &pr), Ok(()));
+        // Another account typing the same text is still a person.
+        let forged = pr_with(vec![
+            (Some(bot("coderabbitai")), "finding"),
+            (Some(user("eve")), &reply),
+        ]);
+        assert!(s.may_act(&forged.threads[0], &forged).is_err());
+        // The viewer without the header and key is a person too (their own words).
+        let plain = pr_with(vec![
+            (Some(bot("coderabbitai")), "finding"),
+            (Some(user("mallory-ci")), "I disagree"),
+        ]);
+        assert!(s.may_act(&plain.threads[0], &plain).is_err());
+        // A comment in the ledger is the tool's own.
+        let mut ledger = settings();
+        ledger.own_comments.insert(CommentId::from("C1"));
+        assert_eq!(ledger.may_act(&plain.threads[0], &plain), Ok(()));
+    }
+
+    #[test]
+    fn a_bot_suffixed_entry_or_a_repository_account_matches_only_bots() {
+        let s = AutomationSettings {
+            accounts: vec!["app[bot]".to_owned()],
+            bot_accounts: vec!["bob".to_owned()],
+            ..AutomationSettings::default()
+        };
+        assert!(!s.is_automation_account(&user("app")));
+        assert!(
+            !s.participation(Some(&user("app")), "x", None)
+                .is_automated()
+        );
+        assert!(
+            !s.participation(Some(&user("bob")), "x", None)
+                .is_automated()
+        );
+        assert!(s.is_automation_account(&bot("app")));
+        assert!(s.is_automation_account(&bot("bob")));
+    }
+
+    #[test]
+    fn may_act_refuses_people_partial_reads_reopened_threads_and_control_paths() {
+        let s = settings();
+        let bot_only = pr_with(vec![(Some(bot("coderabbitai")), "finding")]);
+        assert_eq!(s.may_act(&bot_only.threads[0], &bot_only), Ok(()));
+
+        let human = pr_with(vec![
+            (Some(bot("coderabbitai")), "finding"),
+            (Some(user("mei")), "no"),
+        ]);
+        assert_eq!(
+            s.may_act(&human.threads[0], &human),
+            Err(Refusal::Human(vec!["@mei".to_owned()]))
+        );
+
+        let mut partly = bot_only.clone();
+        partly.threads[0].all_comments_read = false;
+        assert_eq!(
+            s.may_act(&partly.threads[0], &partly),
+            Err(Refusal::NotReadWhole)
+        );
+
+        let mut empty = bot_only.clone();
+        empty.threads[0].comments.clear();
+        assert_eq!(
+            s.may_act(&empty.threads[0], &empty),
+            Err(Refusal::NoComments)
+        );
+
+        let mut reopened = settings();
+        reopened.resolved_by_tool.insert(ThreadId::from("T"));
+        assert_eq!(
+            reopened.may_act(&bot_only.threads[0], &bot_only),
+            Err(Refusal::Reopened)
+        );
+        let mut resolved = bot_only.clone();
+        resolved.threads[0].is_resolved = true;
+        assert_eq!(reopened.may_act(&resolved.threads[0], &resolved), Ok(()));
+
+        for path in [
+            "src/a\nb.rs",
+            "src/\u{1b}[2Ka.rs",
+            "src/\u{202e}sr.a",
+            "a\u{85}b",
+        ] {
+            let mut bad = bot_only.clone();
+            bad.threads[0].path = path.to_owned();
+            assert_eq!(
+                s.may_act(&bad.threads[0], &bad),
+                Err(Refusal::UnsafePath),
+                "{path:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_review_is_answered_only_when_its_author_is_automated() {
+        let s = settings();
+        let pr = pr_with(vec![]);
+        let review = |author: Author| Review {
+            id: crate::model::ReviewId::from("R"),
+            author: Some(author),
+            state: crate::model::ReviewState::Commented,
+            body: "findings".to_owned(),
+            submitted_at: None,
+            commit: None,
+        };
+        assert_eq!(
+            s.may_act_on_review(&review(bot("coderabbitai")), &pr),
+            Ok(())
+        );
+        assert!(s.may_act_on_review(&review(user("mei")), &pr).is_err());
     }
 }

@@ -348,6 +348,15 @@ pub struct IssueComment {
     pub url: String,
 }
 
+/// The repository a pull request's branch lives in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeadRepo {
+    /// The repository, `owner/name`.
+    pub repo: RepoId,
+    /// Whether it is another repository than the one the PR is opened on (a fork).
+    pub cross_repository: bool,
+}
+
 /// A pull request with everything the triage reads.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PullRequest {
@@ -377,6 +386,16 @@ pub struct PullRequest {
     pub base_ref: String,
     /// The head commit on the host.
     pub head_sha: CommitId,
+    /// The base branch's commit the PR is compared with (`baseRefOid`), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_sha: Option<CommitId>,
+    /// Where the PR's branch lives, when known (a fork's PR lives in another repository).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_repo: Option<HeadRepo>,
+    /// The login of the account that read the PR (the token's owner): the account the tool
+    /// posts as.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub viewer: Option<String>,
     /// The combined checks state of the head commit, if it has any checks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checks: Option<ChecksState>,

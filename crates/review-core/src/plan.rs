@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::gate::{AutomationSettings, Participation};
+use crate::gate::{AutomationSettings, Refusal};
 use crate::model::{CommitId, LineRange, PullRequest, Thread, ThreadId};
 use crate::report::{DeferReason, Outcome, ReconcileError, Report, ThreadReport};
 use crate::rules::{self, Class, LadderMode, Rung};
@@ -28,10 +28,12 @@ pub const DEFAULT_DENIED_PATHS: &[&str] = &[
 ];
 
 /// Whether `path` is on `denied`: an entry ending in `/` denies everything under that directory
-/// (at any depth of the repository), any other entry denies files of that name anywhere.
+/// (at any depth of the repository), any other entry denies files of that name anywhere. Names
+/// match whatever their case (`.GitHub/` is `.github/` on a file system that ignores case).
 pub fn is_denied(path: &str, denied: &[String]) -> bool {
-    let path = path.trim_start_matches("./");
+    let path = path.trim_start_matches("./").to_lowercase();
     denied.iter().any(|rule| {
+        let rule = rule.to_lowercase();
         if let Some(dir) = rule.strip_suffix('/') {
             path.starts_with(rule.as_str()) || path.contains(&format!("/{dir}/"))
         } else {
@@ -230,17 +232,16 @@ pub fn plan(pr: &PullRequest, signals: &SignalSet, settings: &TriageSettings) ->
             deferred_because: None,
             duplicate_of: None,
         };
-        let humans: Vec<Participation> =
-            settings.automation.human_participants(thread, pr).collect();
-        report.human =
-            !humans.is_empty() || !thread.all_comments_read || thread.comments.is_empty();
+        // The one check of whether the tool may act on this thread.
+        let gate = settings.automation.may_act(thread, pr);
+        report.human = gate.as_ref().err().is_some_and(Refusal::is_human);
 
         if thread.is_outdated {
             report.outcome = Outcome::Outdated;
             let landed = settings.history.landed.get(&thread.id);
             let action = match landed {
                 // Outdated because its own fix landed: the fix counts, resolve it.
-                Some(commit) if !report.human && thread.all_comments_read => {
+                Some(commit) if gate.is_ok() => {
                     report.reason = format!(
                         "outdated by its fix {}, which is on the PR; resolve",
                         commit.short()
@@ -265,25 +266,20 @@ pub fn plan(pr: &PullRequest, signals: &SignalSet, settings: &TriageSettings) ->
             });
             continue;
         }
-        if !thread.all_comments_read {
-            report.deferred_because = Some(DeferReason::Incomplete);
-            report.reason =
-                "not every comment could be read; an unread reply may be a person's".to_owned();
-            planned.push(PlannedThread {
-                report,
-                action: Action::Leave,
+        if let Err(refusal) = gate {
+            report.deferred_because = Some(match refusal {
+                Refusal::NotReadWhole => DeferReason::Incomplete,
+                Refusal::Human(_) | Refusal::NoComments => DeferReason::Human,
+                Refusal::Reopened => DeferReason::Reopened,
+                Refusal::UnsafePath => DeferReason::UnsafePath,
             });
-            continue;
-        }
-        if report.human {
-            report.deferred_because = Some(DeferReason::Human);
-            report.reason = human_reason(&humans);
+            report.reason = refusal.to_string();
             let fixed = settings
                 .history
                 .landed
                 .get(&thread.id)
                 .or_else(|| settings.history.pending.get(&thread.id));
-            if let Some(commit) = fixed {
+            if let (Some(commit), true) = (fixed, report.human) {
                 // Fixed at the author's word (`--interactive`): still the author's to answer.
                 report.reason = format!(
                     "fixed in {}, thread left open for your reply",
@@ -402,25 +398,6 @@ pub fn plan(pr: &PullRequest, signals: &SignalSet, settings: &TriageSettings) ->
     }
 }
 
-fn human_reason(humans: &[Participation]) -> String {
-    let mut logins: Vec<String> = humans
-        .iter()
-        .map(|p| match p {
-            Participation::Human { login: Some(l) } => format!("@{l}"),
-            _ => "an unknown author".to_owned(),
-        })
-        .collect();
-    logins.dedup();
-    if logins.is_empty() {
-        "no comment could be placed; treated as human".to_owned()
-    } else {
-        format!(
-            "human participation ({}); the PR author answers",
-            logins.join(", ")
-        )
-    }
-}
-
 fn decide(
     thread: &Thread,
     sig: &Signals,
@@ -510,12 +487,7 @@ fn fix_decision(
         action: Action::Leave,
         deferred: Some(why),
     };
-    if settings.fixes.checkout_at_head == Some(false) {
-        return defer(
-            DeferReason::NotAtHead,
-            format!("{}: local checkout is not at the PR head", class.as_str()),
-        );
-    }
+    // Deny-listed first: it holds wherever the checkout is.
     if is_denied(&thread.path, &settings.fixes.denied_paths) {
         return defer(
             DeferReason::DenyListed,
@@ -524,6 +496,12 @@ fn fix_decision(
                 class.as_str(),
                 thread.path
             ),
+        );
+    }
+    if settings.fixes.checkout_at_head == Some(false) {
+        return defer(
+            DeferReason::NotAtHead,
+            format!("{}: local checkout is not at the PR head", class.as_str()),
         );
     }
     let material = match &sig.concreteness {
@@ -584,8 +562,7 @@ fn cluster_leaders(
             .filter(|t| {
                 !t.is_resolved
                     && !t.is_outdated
-                    && t.all_comments_read
-                    && !settings.automation.thread_is_human(t, pr)
+                    && settings.automation.may_act(t, pr).is_ok()
                     && !t
                         .first_comment()
                         .is_some_and(|c| is_protocol_signal(&c.body, &settings.protocol_signals))

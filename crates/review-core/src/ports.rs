@@ -108,17 +108,26 @@ pub enum VcsError {
 }
 
 /// Checks that `path` is a plain relative path inside a repository: not empty, not absolute, no
-/// `\\`, no empty, `.` or `..` component, and no `.git` component (git's own files are never a
-/// fix's). Every [`Vcs`] implementation applies it before touching a file, so no path from a
-/// comment can reach outside the work tree. (A symbolic link can still lead outside: an
-/// implementation on a real file system checks where the path really goes too.)
+/// `\\`, no control character, no leading `:` (git would read it as pathspec magic), no empty,
+/// `.` or `..` component, and no component that is (or a file system could take for) `.git`:
+/// `.git` in any case, with trailing dots or spaces (`.git.`), or its short name `git~1` (git's
+/// own files are never a fix's). Every [`Vcs`] implementation applies it before touching a
+/// file, so no path from a comment can reach outside the work tree. (A symbolic link can still
+/// lead outside: an implementation on a real file system checks where the path really goes
+/// too.)
 pub fn check_repo_path(path: &str) -> Result<(), VcsError> {
+    let is_git_dir = |c: &str| {
+        let c = c.trim_end_matches(['.', ' ']).to_ascii_lowercase();
+        c == ".git" || c == "git~1"
+    };
     let bad = path.is_empty()
         || path.starts_with('/')
+        || path.starts_with(':')
         || path.contains('\\')
+        || path.chars().any(char::is_control)
         || path
             .split('/')
-            .any(|c| c.is_empty() || c == "." || c == ".." || c.eq_ignore_ascii_case(".git"));
+            .any(|c| c.is_empty() || c == "." || c == ".." || is_git_dir(c));
     if bad {
         return Err(VcsError::InvalidPath(path.to_owned()));
     }
@@ -178,6 +187,15 @@ pub trait Fixer: Send + Sync {
     /// Contract: edits only files under the repository root, commits nothing; the finding's text
     /// reaches it fenced, as data.
     async fn fix(&self, task: &FixTask) -> Result<FixerOutput, FixerError>;
+
+    /// Puts the working tree back as it was before the last [`Fixer::fix`] of `task`, for a fix
+    /// that is not committed (a deny-listed path, the user's uncommitted work, a refused
+    /// commit): a finding's edit is committed under its own trailer or undone, never left for
+    /// another commit to carry. The default does nothing (for fixers that edit nothing real).
+    async fn discard(&self, task: &FixTask) -> Result<(), FixerError> {
+        let _ = task;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -206,6 +224,15 @@ mod tests {
             ".git/config",
             "sub/.git/hooks/pre-commit",
             ".GIT/config",
+            ".git./config",
+            ".git ./config",
+            "GIT~1/config",
+            "a/git~1/hooks/x",
+            ":(exclude)x.py",
+            ":!x",
+            ":^x",
+            ":(glob)*",
+            "src/a\nb.rs",
         ] {
             assert!(check_repo_path(bad).is_err(), "{bad}");
         }

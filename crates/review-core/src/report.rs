@@ -91,6 +91,10 @@ pub enum DeferReason {
     Interrupted,
     /// A protocol signal between tools, not a finding.
     ProtocolSignal,
+    /// The tool resolved it before and a person reopened it.
+    Reopened,
+    /// Its path holds a control character.
+    UnsafePath,
 }
 
 impl DeferReason {
@@ -110,6 +114,8 @@ impl DeferReason {
             Self::Earlier => "deferred earlier",
             Self::Interrupted => "interrupted",
             Self::ProtocolSignal => "protocol signal",
+            Self::Reopened => "reopened",
+            Self::UnsafePath => "unsafe path",
         }
     }
 }

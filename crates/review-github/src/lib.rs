@@ -45,6 +45,7 @@ pub mod adapter;
 pub mod client;
 pub mod env;
 pub mod host;
+pub mod ids;
 pub mod locate;
 pub mod pr_ref;
 pub mod probe;

@@ -199,6 +199,20 @@ pub struct PullRequestFirstPage {
     #[arguments(owner: $owner, name: $name)]
     pub repository: Option<RepositoryWithPullRequest>,
     pub rate_limit: Option<RateLimit>,
+    pub viewer: Viewer,
+}
+
+/// The account the token belongs to.
+#[derive(cynic::QueryFragment, Debug, Clone)]
+#[cynic(graphql_type = "User")]
+pub struct Viewer {
+    pub login: String,
+}
+
+#[derive(cynic::QueryFragment, Debug, Clone)]
+#[cynic(graphql_type = "Repository")]
+pub struct RepositoryName {
+    pub name_with_owner: String,
 }
 
 #[derive(cynic::QueryFragment, Debug)]
@@ -219,6 +233,9 @@ pub struct PullRequestHead {
     pub head_ref_name: String,
     pub head_ref_oid: GitObjectId,
     pub base_ref_name: String,
+    pub base_ref_oid: GitObjectId,
+    pub head_repository: Option<RepositoryName>,
+    pub is_cross_repository: bool,
     pub author: Option<Actor>,
     pub status_check_rollup: Option<CheckRollup>,
     #[arguments(first: 100)]
@@ -340,6 +357,103 @@ pub enum ThreadNode {
 pub struct ThreadComments {
     #[arguments(first: 100, after: $after)]
     pub comments: CommentConnection,
+}
+
+// ---------------------------------------------------------------------------------------------
+// PullRequestBase: the commit a pull request is compared with.
+
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "Query", variables = "PullRequestVariables")]
+pub struct PullRequestBase {
+    #[arguments(owner: $owner, name: $name)]
+    pub repository: Option<RepositoryPullRequestBase>,
+    pub rate_limit: Option<RateLimit>,
+}
+
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "Repository", variables = "PullRequestVariables")]
+pub struct RepositoryPullRequestBase {
+    #[arguments(number: $number)]
+    pub pull_request: Option<BaseOid>,
+}
+
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "PullRequest")]
+pub struct BaseOid {
+    pub base_ref_oid: GitObjectId,
+}
+
+// ---------------------------------------------------------------------------------------------
+// RepositoryFile: one file of a commit, with its directory's entries (to see its mode: a
+// symbolic link is refused, not followed).
+
+#[derive(cynic::QueryVariables, Debug, Clone)]
+pub struct RepositoryFileVariables {
+    pub owner: String,
+    pub name: String,
+    /// `COMMIT:DIR`, the directory holding the file.
+    pub dir: String,
+    /// `COMMIT:DIR/FILE`.
+    pub file: String,
+}
+
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "Query", variables = "RepositoryFileVariables")]
+pub struct RepositoryFile {
+    #[arguments(owner: $owner, name: $name)]
+    pub repository: Option<RepositoryObjects>,
+    pub rate_limit: Option<RateLimit>,
+}
+
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "Repository", variables = "RepositoryFileVariables")]
+pub struct RepositoryObjects {
+    #[arguments(expression: $dir)]
+    #[cynic(alias, rename = "object")]
+    pub dir: Option<DirObject>,
+    #[arguments(expression: $file)]
+    #[cynic(alias, rename = "object")]
+    pub file: Option<FileObject>,
+}
+
+#[derive(cynic::InlineFragments, Debug)]
+#[cynic(graphql_type = "GitObject")]
+pub enum DirObject {
+    Tree(TreeEntries),
+    #[cynic(fallback)]
+    Other,
+}
+
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "Tree")]
+pub struct TreeEntries {
+    pub entries: Option<Vec<TreeEntry>>,
+}
+
+#[derive(cynic::QueryFragment, Debug)]
+pub struct TreeEntry {
+    pub name: String,
+    pub mode: i32,
+    #[cynic(rename = "type")]
+    pub kind: String,
+    pub size: i32,
+}
+
+#[derive(cynic::InlineFragments, Debug)]
+#[cynic(graphql_type = "GitObject")]
+pub enum FileObject {
+    Blob(BlobText),
+    #[cynic(fallback)]
+    Other,
+}
+
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "Blob")]
+pub struct BlobText {
+    pub byte_size: i32,
+    pub is_binary: Option<bool>,
+    pub is_truncated: bool,
+    pub text: Option<String>,
 }
 
 // ---------------------------------------------------------------------------------------------

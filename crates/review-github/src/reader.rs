@@ -11,8 +11,9 @@
 
 use cynic::QueryBuilder;
 use review_core::model::{
-    Author, AuthorKind, ChecksState, Comment, CommentId, CommitId, IssueComment, LineRange,
-    PrState, PullRequest, RepoId, Review, ReviewId, ReviewState, SubjectType, Thread, ThreadId,
+    Author, AuthorKind, ChecksState, Comment, CommentId, CommitId, HeadRepo, IssueComment,
+    LineRange, PrState, PullRequest, RepoId, Review, ReviewId, ReviewState, SubjectType, Thread,
+    ThreadId,
 };
 
 use crate::client::{Client, ClientError, Repeat, Response};
@@ -165,6 +166,18 @@ fn api_message(errors: &[crate::client::ApiError]) -> String {
             .collect::<Vec<_>>()
             .join("; ")
     }
+}
+
+/// A file of a commit, as [`Reader::file_at`] found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RepoFile {
+    /// The commit has no such file.
+    Absent,
+    /// A regular file's text.
+    Text(String),
+    /// Something other than a small regular text file (a symbolic link, a directory, a
+    /// submodule, binary content, too large): why it is not read.
+    Refused(String),
 }
 
 /// The present nodes of a connection page.
@@ -346,6 +359,18 @@ impl<'a> Reader<'a> {
             head_ref: head.head_ref_name,
             base_ref: head.base_ref_name,
             head_sha: CommitId(head.head_ref_oid.0),
+            // GitHub answers zeros for a base it no longer has.
+            base_sha: Some(head.base_ref_oid.0)
+                .filter(|oid| !oid.is_empty() && !oid.bytes().all(|b| b == b'0'))
+                .map(CommitId),
+            head_repo: head
+                .head_repository
+                .and_then(|r| RepoId::parse(&r.name_with_owner).ok())
+                .map(|repo| HeadRepo {
+                    repo,
+                    cross_repository: head.is_cross_repository,
+                }),
+            viewer: Some(first.viewer.login).filter(|l| !l.is_empty()),
             checks: head.status_check_rollup.map(|r| match r.state {
                 q::StatusState::Error => ChecksState::Error,
                 q::StatusState::Expected => ChecksState::Expected,
@@ -435,6 +460,106 @@ impl<'a> Reader<'a> {
             nodes(c.nodes).map(issue_comment).collect(),
             next_cursor(&c.page_info),
         ))
+    }
+
+    /// The commit `repo#number` is compared with (`baseRefOid`), when GitHub still has one.
+    pub async fn base_commit(
+        &self,
+        repo: &RepoId,
+        number: u64,
+    ) -> Result<Option<CommitId>, ReadError> {
+        let int_number = i32::try_from(number).map_err(|_| ReadError::PullRequestNotFound {
+            repo: repo.clone(),
+            number,
+        })?;
+        let page = self
+            .fetch(
+                q::PullRequestBase::build(q::PullRequestVariables {
+                    owner: repo.owner.clone(),
+                    name: repo.name.clone(),
+                    number: int_number,
+                }),
+                &format!("the base of {repo}#{number}"),
+            )
+            .await?;
+        self.count_points(page.rate_limit.as_ref());
+        let pr = page
+            .repository
+            .ok_or_else(|| ReadError::RepoNotFound(repo.clone()))?
+            .pull_request
+            .ok_or_else(|| ReadError::PullRequestNotFound {
+                repo: repo.clone(),
+                number,
+            })?;
+        let oid = pr.base_ref_oid.0;
+        Ok((!oid.is_empty() && !oid.bytes().all(|b| b == b'0')).then_some(CommitId(oid)))
+    }
+
+    /// The file `path` of `commit` in `repo`, read through the API (never from a working tree),
+    /// if it is a regular text file of at most `max_bytes`: a symbolic link is refused, not
+    /// followed.
+    pub async fn file_at(
+        &self,
+        repo: &RepoId,
+        commit: &str,
+        path: &str,
+        max_bytes: usize,
+    ) -> Result<RepoFile, ReadError> {
+        let path = path.trim_matches('/');
+        let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+        let what = format!("{path} at {}", commit.get(..7).unwrap_or(commit));
+        let page = self
+            .fetch(
+                q::RepositoryFile::build(q::RepositoryFileVariables {
+                    owner: repo.owner.clone(),
+                    name: repo.name.clone(),
+                    dir: format!("{commit}:{dir}"),
+                    file: format!("{commit}:{path}"),
+                }),
+                &what,
+            )
+            .await?;
+        self.count_points(page.rate_limit.as_ref());
+        let objects = page
+            .repository
+            .ok_or_else(|| ReadError::RepoNotFound(repo.clone()))?;
+        let entries = match objects.dir {
+            Some(q::DirObject::Tree(tree)) => tree.entries.unwrap_or_default(),
+            _ => return Ok(RepoFile::Absent),
+        };
+        let Some(entry) = entries.iter().find(|e| e.name == name) else {
+            return Ok(RepoFile::Absent);
+        };
+        // Regular files are 100644 or 100755; 120000 is a symbolic link, 160000 a submodule.
+        if !(entry.kind == "blob" && matches!(entry.mode, 0o100_644 | 0o100_755)) {
+            return Ok(RepoFile::Refused(format!(
+                "it is not a regular file (mode {:o})",
+                entry.mode
+            )));
+        }
+        let size = usize::try_from(entry.size).unwrap_or(usize::MAX);
+        if size > max_bytes {
+            return Ok(RepoFile::Refused(format!(
+                "it is {size} bytes, more than the {max_bytes} read"
+            )));
+        }
+        match objects.file {
+            Some(q::FileObject::Blob(blob))
+                if !blob.is_truncated && blob.is_binary != Some(true) =>
+            {
+                match blob.text {
+                    Some(text) if text.len() <= max_bytes => Ok(RepoFile::Text(text)),
+                    Some(_) => Ok(RepoFile::Refused(format!(
+                        "it is more than the {max_bytes} bytes read"
+                    ))),
+                    None => Ok(RepoFile::Refused("it is not text".to_owned())),
+                }
+            }
+            Some(q::FileObject::Blob(_)) => Ok(RepoFile::Refused(
+                "it is binary or too large to read".to_owned(),
+            )),
+            _ => Ok(RepoFile::Absent),
+        }
     }
 
     /// One page of a thread's comments, from the start (`after = None`) or after a cursor.

@@ -2,6 +2,7 @@
 //! round's summary.
 
 use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
@@ -18,11 +19,15 @@ use crate::output;
 ///
 /// The fixes are the round's VALID verdicts (and CONFLICTS_WITH_RULE ones with a fix sketch)
 /// not yet committed. Only the files named with --path are committed (by default the files of
-/// those findings that have changes); nothing else in the worktree is touched. The project's
-/// checks (--check-cmd) run first: if they fail, or a commit hook refuses the commit, the round
-/// stops with nothing committed and its findings unresolved. On success the fixes record the
+/// those findings that have changes; an untracked file only when the loop's fixer created it:
+/// files that were there before are yours and are never staged unless you name them), staged
+/// by literal path; nothing else in the worktree is touched. The project's checks (--check-cmd)
+/// run first: if they fail, or a commit is refused, the round stops with nothing committed and
+/// its findings unresolved, and no reply claims their fix. On success the fixes record the
 /// commit (their replies will cite it), the next round begins, and the summary groups the round
-/// as FIXED / REJECTED / HUMAN / ESCALATED, ending with the commit and "ready to push".
+/// as FIXED / REJECTED / HUMAN / ESCALATED, ending with the commit and "ready to push". Git
+/// hooks do not run unless --run-hooks (or `run-hooks = true` in your config): use --check-cmd
+/// for the project's checks.
 #[derive(Debug, Args)]
 pub struct CommitRoundArgs {
     /// The pull request: a number, a URL, or nothing for the open PR of the current branch
@@ -154,23 +159,46 @@ pub(crate) fn notify(text: &str) {
 
 /// Runs `review commit-round`.
 pub async fn run(args: CommitRoundArgs) -> Result<(), CliError> {
-    let (repo, number) = common::pr_number(args.pr.as_deref(), args.target.repo.as_deref()).await?;
-    let vcs = GitVcs::open(&common::cwd()?).map_err(|e| CliError::Usage {
-        message: format!("commit-round commits in a git repository: {e}"),
-        hint: Some("run inside a clone of the pull request's repository".to_owned()),
-    })?;
+    let conn = crate::github::connect(
+        args.pr.as_deref(),
+        args.target.repo.as_deref(),
+        &common::cwd()?,
+    )
+    .await?;
+    let (repo, number) = (conn.repo.clone(), conn.number);
+    let vcs = loop_vcs(&repo, number)?;
     let files = LoopFiles::new(&vcs, &repo, number)?;
     let config = crate::config::current()?;
     let check_cmd = crate::config::or_configured(args.check_cmd.as_ref(), config.checks.as_ref());
     let check = check_cmd
         .as_deref()
         .map(|c| (c, Duration::from_secs(args.check_timeout)));
-    let text = commit_round(&vcs, &files, &args.paths, check)?;
+    let denied = crate::config::repository_of(&conn.client, &repo, number)
+        .await?
+        .denied(&[])?;
+    let text = commit_round(&vcs, &files, &args.paths, check, &denied)?;
     output::stdout(&text).map_err(CliError::Output)?;
     if args.notify {
         notify(&text);
     }
     Ok(())
+}
+
+/// The clone the loop works in, with the pull request's journal of the tool's own edits (the
+/// loop's fixer runs are journaled, so a killed run is recovered and a failed round undone) and
+/// its audit log.
+pub(crate) fn loop_vcs(repo: &review_core::model::RepoId, number: u64) -> Result<GitVcs, CliError> {
+    let vcs = GitVcs::open(&common::cwd()?).map_err(|e| CliError::Usage {
+        message: format!("the loop commits in a git repository: {e}"),
+        hint: Some("run inside a clone of the pull request's repository".to_owned()),
+    })?;
+    let journal =
+        crate::state::pr_file_for(&vcs, "journal", repo, number).map_err(|e| CliError::Other {
+            message: format!("cannot find the git directory: {e}"),
+            hint: None,
+        })?;
+    let audit = crate::audit::Audit::new(Some(&vcs), repo, number);
+    Ok(vcs.with_journal(journal).with_audit(audit))
 }
 
 /// Commits the current round's fixes (the files `paths`, or else those of the fixes that
@@ -182,6 +210,7 @@ pub(crate) fn commit_round(
     files: &LoopFiles,
     paths: &[String],
     check: Option<(&str, Duration)>,
+    denied: &[String],
 ) -> Result<String, CliError> {
     let decisions = files.load_decisions()?;
     let watch = files.load_watch()?.unwrap_or_default();
@@ -197,25 +226,40 @@ pub(crate) fn commit_round(
                 .map(|(_, s)| s.path.clone())
                 .filter(|p| !p.is_empty())
                 .collect();
+            // Files the fixer created are the round's too, untracked as they are.
+            let created: Vec<String> = vcs
+                .journal_entries()
+                .map_err(|e| CliError::Other {
+                    message: e.to_string(),
+                    hint: None,
+                })?
+                .into_iter()
+                .filter(|e| e.created)
+                .map(|e| e.path)
+                .collect();
+            candidates.extend(created.iter().cloned());
             candidates.sort();
             candidates.dedup();
-            vcs.changed(&candidates).map_err(|e| CliError::Other {
+            let untracked = vcs.untracked().map_err(|e| CliError::Other {
                 message: e.to_string(),
                 hint: None,
-            })?
+            })?;
+            // An untracked file the tool did not create is the user's (`.env.local`, say):
+            // never staged on the round's account.
+            vcs.changed(&candidates)
+                .map_err(|e| CliError::Other {
+                    message: e.to_string(),
+                    hint: None,
+                })?
+                .into_iter()
+                .filter(|p| !untracked.contains(p) || created.contains(p))
+                .collect()
         } else {
             paths.to_vec()
         };
-        let mut denied: Vec<String> = review_core::plan::DEFAULT_DENIED_PATHS
-            .iter()
-            .map(|p| (*p).to_owned())
-            .collect();
-        denied.extend(crate::config::Config::values(
-            &crate::config::current()?.deny,
-        ));
         if let Some(bad) = paths
             .iter()
-            .find(|p| review_core::plan::is_denied(p, &denied))
+            .find(|p| review_core::plan::is_denied(p, denied))
         {
             return Err(CliError::Refused {
                 message: format!("{bad} is a deny-listed path: the loop does not commit it"),
@@ -233,12 +277,13 @@ pub(crate) fn commit_round(
         }
         if let Some((check, timeout)) = check {
             output::narrate(&format!("[commit-round] running the checks: {check}"));
-            crate::command::run(check, vcs.root(), "", timeout).map_err(|why| CliError::Other {
-                message: format!("the project's checks failed: {why}"),
-                hint: Some(format!(
-                    "round {round} stopped: nothing was committed and its findings stay unresolved"
-                )),
-            })?;
+            crate::command::run(crate::command::Kind::Checks, check, vcs.root(), "", timeout)
+                .map_err(|why| CliError::Other {
+                    message: format!("the project's checks failed: {why}"),
+                    hint: Some(format!(
+                        "round {round} stopped: nothing was committed and its findings stay unresolved"
+                    )),
+                })?;
         }
         let items: Vec<(&str, &str, &str)> = fixes
             .iter()
@@ -276,4 +321,73 @@ pub(crate) fn commit_round(
         d.clone()
     })?;
     Ok(summary(round, &decisions, &watch, commit.as_deref()))
+}
+
+/// Abandons a round whose checks failed or whose commit was refused: its edits are saved as a
+/// patch under the git common directory, the edits the journal says the tool made are undone
+/// (files the user changed since are left alone), and the round's fixes are escalated, so no
+/// reply claims a fix that was never committed and the next round starts clean. Returns the
+/// patch's path.
+pub(crate) fn abandon_round(
+    vcs: &GitVcs,
+    files: &LoopFiles,
+    why: &str,
+) -> Result<Option<PathBuf>, CliError> {
+    let other = |message: String| CliError::Other {
+        message,
+        hint: None,
+    };
+    let entries = vcs.journal_entries().map_err(|e| other(e.to_string()))?;
+    let decisions = files.load_decisions()?;
+    let round = decisions.current_round();
+    let fixes: Vec<(String, String)> = decisions
+        .uncommitted_fixes(round)
+        .into_iter()
+        .map(|(fp, s)| (fp.clone(), s.thread_id.clone()))
+        .collect();
+    let paths: Vec<String> = entries.iter().map(|e| e.path.clone()).collect();
+    let patch = if paths.is_empty() {
+        None
+    } else {
+        let text = vcs.patch_of(&entries).map_err(|e| other(e.to_string()))?;
+        let dir = vcs
+            .common_dir()
+            .map_err(|e| other(e.to_string()))?
+            .join("review");
+        std::fs::create_dir_all(&dir).map_err(|e| other(e.to_string()))?;
+        let path = dir.join(format!(
+            "failed-round-{round}-{}.patch",
+            crate::audit::run_id()
+        ));
+        crate::state::write_atomically(&path, &text).map_err(|e| other(e.to_string()))?;
+        let (_, left) = vcs
+            .undo_own_edits(&paths)
+            .map_err(|e| other(e.to_string()))?;
+        for p in left {
+            output::narrate(&format!(
+                "[loop] {p} changed since the fixer edited it; left as it is"
+            ));
+        }
+        Some(path)
+    };
+    let reason = match &patch {
+        Some(p) => format!(
+            "{why}; the round's edits were undone and saved in {}",
+            p.display()
+        ),
+        None => why.to_owned(),
+    };
+    files.update_decisions(|d| {
+        for (fp, thread) in &fixes {
+            d.record(
+                fp,
+                thread,
+                review_core::decisions::Judged::Escalate {
+                    reason: reason.clone(),
+                },
+                round,
+            );
+        }
+    })?;
+    Ok(patch)
 }

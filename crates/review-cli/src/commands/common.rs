@@ -70,8 +70,29 @@ impl AutomationArgs {
             accounts: crate::config::merged(&self.automation_accounts, &config.accounts),
             header: self.automated_header.clone(),
             extra_headers: crate::config::merged(&self.extra_headers, &config.headers),
+            ..AutomationSettings::default()
         })
     }
+}
+
+/// The gate's settings for one pull request: `automation` (flags and the user's file) plus the
+/// bot logins of the repository's file, the account the tool posts as (who read `pr`), the
+/// comments the tool's ledger says it posted, and the threads its audit log says it resolved.
+pub fn gate_for(
+    mut automation: AutomationSettings,
+    repository: &crate::config::RepositoryLayer,
+    pr: &PullRequest,
+    vcs: Option<&crate::git::GitVcs>,
+) -> Result<AutomationSettings, CliError> {
+    automation.bot_accounts = crate::config::Config::values(&repository.bot_accounts).collect();
+    automation.viewer.clone_from(&pr.viewer);
+    if let Some(vcs) = vcs {
+        automation.own_comments = crate::ledger::Ledger::for_pr(vcs, &pr.repo, pr.number)?
+            .comment_ids()
+            .collect();
+        automation.resolved_by_tool = crate::audit::resolved_threads(vcs, &pr.repo, pr.number);
+    }
+    Ok(automation)
 }
 
 /// The current directory, for finding the repository and branch.
@@ -122,44 +143,41 @@ pub async fn load(
     Ok((conn, read))
 }
 
-/// The thread `id` of `pr`, if the tool may act on it on its own judgement: it exists, is
-/// unresolved, was read whole, and no person took part.
+/// A thread id from the command line, checked to have the shape of a GraphQL node id (letters,
+/// digits, `_`, `-`, `=`; at most 200 characters) before anything is asked of GitHub.
+pub fn thread_id(text: &str) -> Result<ThreadId, CliError> {
+    if review_github::ids::is_node_id(text) {
+        Ok(ThreadId(text.to_owned()))
+    } else {
+        Err(CliError::Usage {
+            message: format!("`{text}` is not a thread id"),
+            hint: Some(
+                "pass a thread's node id, such as PRRT_kwDO..., as `review threads` lists it"
+                    .to_owned(),
+            ),
+        })
+    }
+}
+
+/// The thread `id` of `pr`, if the tool may act on it on its own judgement (the gate's one
+/// check, [`AutomationSettings::may_act`]): it exists, was read whole, no person took part, it
+/// was not reopened after the tool resolved it, and its path is plain text.
 pub fn bot_thread<'a>(
     pr: &'a PullRequest,
     id: &ThreadId,
     automation: &AutomationSettings,
 ) -> Result<&'a Thread, CliError> {
-    let refused = |message: String| CliError::Refused {
-        message,
-        hint: Some(
-            "threads a person took part in are the PR author's to answer, on GitHub".to_owned(),
-        ),
-    };
     let thread = pr.thread(id).ok_or_else(|| CliError::NotFound {
         message: format!("thread {id} is not on PR #{}", pr.number),
         hint: Some("list the threads with `review threads`".to_owned()),
     })?;
-    if !thread.all_comments_read {
-        return Err(refused(format!(
-            "thread {id} could not be read whole; an unread reply may be a person's"
-        )));
-    }
-    let humans: Vec<String> = automation
-        .human_participants(thread, pr)
-        .map(|p| match p {
-            review_core::gate::Participation::Human { login: Some(l) } => format!("@{l}"),
-            _ => "an author that cannot be placed".to_owned(),
-        })
-        .collect();
-    if !humans.is_empty() || thread.comments.is_empty() {
-        return Err(refused(format!(
-            "thread {id} has human participation ({})",
-            if humans.is_empty() {
-                "no comment could be placed".to_owned()
-            } else {
-                humans.join(", ")
-            }
-        )));
-    }
+    automation
+        .may_act(thread, pr)
+        .map_err(|refusal| CliError::Refused {
+            message: format!("thread {id}: {refusal}"),
+            hint: Some(
+                "threads a person took part in are the PR author's to answer, on GitHub".to_owned(),
+            ),
+        })?;
     Ok(thread)
 }

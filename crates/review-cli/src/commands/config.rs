@@ -36,11 +36,16 @@ $XDG_CONFIG_HOME/review/config.toml, else ~/.config/review/config.toml) may set 
     [defaults]                     # your file only
     apply = true                   # triage applies unless --no-apply
     push = false                   # triage --apply pushes unless --no-push
+    run-hooks = false              # your file only, top level: git hooks run (default off)
 
-The repository's file (.github/review.toml, or REVIEW_REPO_CONFIG) may only add bot logins,
-automated headers, deny-listed paths and expected bots: commands, defaults and tokens in it
-are an error, so a pull request cannot make the tool run its commands. Tokens come from
-GH_TOKEN / GITHUB_TOKEN or `gh auth token`, never from these files.";
+The repository's file (.github/review.toml) is read at the pull request's base commit through
+the API, never from the working tree (which holds the pull request's own content): a regular
+file of at most 64 KiB. It may only add bot logins (counted only for authors GitHub types as
+Bot), deny-listed paths and expected bots: automation accounts typed User, headers, commands,
+defaults, hooks and tokens in it are an error, so a pull request cannot make the tool run its
+commands or treat a person as automation. REVIEW_REPO_CONFIG names a local copy to use instead
+(the GitHub Action's base-branch copy, say). Tokens come from GH_TOKEN / GITHUB_TOKEN or `gh
+auth token`, never from these files.";
 
 /// Show the effective configuration and where each setting comes from
 #[derive(Debug, Args)]
@@ -49,6 +54,14 @@ pub struct ConfigArgs {
     /// Print the settings as JSON
     #[arg(long)]
     json: bool,
+
+    /// Also show what the repository's file adds for this pull request (a number or URL), read
+    /// at its base commit
+    #[arg(long, value_name = "PR")]
+    pr: Option<String>,
+
+    #[command(flatten)]
+    target: common::PrArgs,
 }
 
 /// One setting, as `review config --json` prints it (an array of these).
@@ -59,7 +72,7 @@ pub struct Row {
     source: String,
 }
 
-fn rows(config: &config::Config) -> Vec<Row> {
+fn rows(config: &config::Config, repository: &config::RepositoryLayer) -> Vec<Row> {
     let mut rows = Vec::new();
     let mut push = |key, value: String, source: &Source| {
         rows.push(Row {
@@ -70,6 +83,9 @@ fn rows(config: &config::Config) -> Vec<Row> {
     };
     for (v, s) in &config.accounts {
         push("automation.accounts", v.clone(), s);
+    }
+    for (v, s) in &repository.bot_accounts {
+        push("automation.accounts (Bot only)", v.clone(), s);
     }
     push(
         "automation.header",
@@ -82,10 +98,10 @@ fn rows(config: &config::Config) -> Vec<Row> {
     for p in DEFAULT_DENIED_PATHS {
         push("paths.deny", (*p).to_owned(), &Source::Default);
     }
-    for (v, s) in &config.deny {
+    for (v, s) in config.deny.iter().chain(&repository.deny) {
         push("paths.deny", v.clone(), s);
     }
-    for (v, s) in &config.expect_bots {
+    for (v, s) in config.expect_bots.iter().chain(&repository.expect_bots) {
         push("watch.expect-bots", v.clone(), s);
     }
     for (key, value) in [
@@ -105,6 +121,7 @@ fn rows(config: &config::Config) -> Vec<Row> {
     for (key, value) in [
         ("defaults.apply", &config.apply),
         ("defaults.push", &config.push),
+        ("run-hooks", &config.run_hooks),
     ] {
         match value {
             Some((v, s)) => push(key, v.to_string(), s),
@@ -115,10 +132,25 @@ fn rows(config: &config::Config) -> Vec<Row> {
 }
 
 /// Runs `review config`.
-pub fn run(args: &ConfigArgs) -> Result<(), CliError> {
-    let cwd = common::cwd()?;
-    let config = config::load(&cwd)?;
-    let rows = rows(&config);
+pub async fn run(args: &ConfigArgs) -> Result<(), CliError> {
+    let config = config::load()?;
+    let repository = match &args.pr {
+        Some(pr) => {
+            let conn =
+                crate::github::connect(Some(pr), args.target.repo.as_deref(), &common::cwd()?)
+                    .await?;
+            let read = review_github::reader::Reader::new(&conn.client)
+                .pull_request(&conn.repo, conn.number)
+                .await
+                .map_err(crate::github::read_error)?;
+            config::repository(&conn.client, &read).await?
+        }
+        None => match config::repository_override() {
+            Some(path) => config::repository_local(&path)?,
+            None => config::RepositoryLayer::default(),
+        },
+    };
+    let rows = rows(&config, &repository);
     let text = if args.json {
         serde_json::to_string_pretty(&rows).map_err(|e| CliError::Other {
             message: e.to_string(),
@@ -134,10 +166,17 @@ pub fn run(args: &ConfigArgs) -> Result<(), CliError> {
                 },
             )
         };
+        let repository_file = match (&repository.file, &args.pr) {
+            (Some(source), _) => source.to_string(),
+            (None, Some(_)) => format!("(none at the base commit: {})", config::REPOSITORY_FILE),
+            (None, None) => format!(
+                "{} at a pull request's base commit (pass --pr to read it)",
+                config::REPOSITORY_FILE
+            ),
+        };
         let mut text = format!(
-            "user file        {}\nrepository file  {}\n\n",
+            "user file        {}\nrepository file  {repository_file}\n\n",
             file(config::user_path()),
-            file(config::repository_path(&cwd))
         );
         let width = rows.iter().map(|r| r.key.len()).max().unwrap_or(0);
         let vwidth = rows

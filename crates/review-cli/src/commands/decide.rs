@@ -6,7 +6,6 @@ use std::path::PathBuf;
 
 use clap::Args;
 use review_core::decisions::{FindingFacts, Judged, judge};
-use review_core::plan::DEFAULT_DENIED_PATHS;
 use review_core::watch::{FindingKind, ThreadFinding};
 use serde::Serialize;
 
@@ -22,8 +21,9 @@ use crate::output;
 /// STALE, FALSE_POSITIVE, CONFLICTS_WITH_RULE, OUT_OF_SCOPE, ESCALATE. No answer, malformed
 /// JSON, an unknown verdict or an empty evidence list is recorded as ESCALATE, and so is a
 /// security-flavoured finding, a fix on a deny-listed path, or a fix that would push, force or
-/// delete. With --answers, every pending bot finding without an answer is escalated too: each
-/// finding dispatched gets exactly one outcome.
+/// delete. With --answers, a batch records exactly the findings it names: each gets one outcome
+/// (a finding named with a null or empty answer was dispatched and nothing came back: it is
+/// escalated); findings it does not name keep what was recorded for them, or stay pending.
 ///
 /// Writes only the decisions file, under a lock: parallel `decide` calls lose nothing.
 #[derive(Debug, Args)]
@@ -41,9 +41,9 @@ pub struct DecideArgs {
     #[arg(long, value_name = "FILE")]
     answer: Option<PathBuf>,
 
-    /// Answers for every finding dispatched: a JSON object from fingerprint to answer (the
-    /// answer as text, as an object, or null for none); pending bot findings it lacks are
-    /// escalated
+    /// Answers for the findings dispatched: a JSON object from fingerprint to answer (the
+    /// answer as text, as an object, or null when nothing came back, which escalates); only the
+    /// findings it names are recorded
     #[arg(long, value_name = "FILE", conflicts_with = "finding")]
     answers: Option<PathBuf>,
 
@@ -116,17 +116,18 @@ fn read_answers(path: &std::path::Path) -> Result<BTreeMap<String, String>, CliE
 
 /// Runs `review decide`.
 pub async fn run(args: DecideArgs) -> Result<(), CliError> {
-    let (repo, number) = common::pr_number(args.pr.as_deref(), args.target.repo.as_deref()).await?;
+    let conn = crate::github::connect(
+        args.pr.as_deref(),
+        args.target.repo.as_deref(),
+        &common::cwd()?,
+    )
+    .await?;
+    let (repo, number) = (conn.repo.clone(), conn.number);
     let files = LoopFiles::here(&repo, number)?;
     let watch = files.require_watch(number)?;
-    let mut denied: Vec<String> = DEFAULT_DENIED_PATHS
-        .iter()
-        .map(|p| (*p).to_owned())
-        .collect();
-    denied.extend(crate::config::merged(
-        &args.deny_paths,
-        &crate::config::current()?.deny,
-    ));
+    let denied = crate::config::repository_of(&conn.client, &repo, number)
+        .await?
+        .denied(&args.deny_paths)?;
 
     let pending: BTreeMap<&str, &ThreadFinding> = watch
         .pending
@@ -145,7 +146,7 @@ pub async fn run(args: DecideArgs) -> Result<(), CliError> {
         })?;
         answers.push((finding, read_text(answer)?));
     } else if let Some(path) = &args.answers {
-        let mut given = read_answers(path)?;
+        let given = read_answers(path)?;
         for (fp, _) in given
             .iter()
             .filter(|(fp, _)| !pending.contains_key(fp.as_str()))
@@ -154,9 +155,22 @@ pub async fn run(args: DecideArgs) -> Result<(), CliError> {
                 "[decide] {fp} is not a pending finding; its answer is ignored"
             ));
         }
+        // A batch records only what it answers: a verdict recorded earlier for a finding it
+        // does not name stays as it was.
         for finding in watch.pending.iter().filter(|f| f.kind == FindingKind::Bot) {
-            let raw = given.remove(&finding.fingerprint).unwrap_or_default();
-            answers.push((finding, raw));
+            if let Some(raw) = given.get(&finding.fingerprint) {
+                answers.push((finding, raw.clone()));
+            }
+        }
+        let left = watch
+            .pending
+            .iter()
+            .filter(|f| f.kind == FindingKind::Bot && !given.contains_key(&f.fingerprint))
+            .count();
+        if left > 0 {
+            output::narrate(&format!(
+                "[decide] {left} pending finding(s) are not in this batch: what was recorded for them stays"
+            ));
         }
         missing_reason = Some("no verdict was returned for it");
     }

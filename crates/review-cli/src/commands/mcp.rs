@@ -114,6 +114,10 @@ struct RespondParams {
 pub struct ReviewServer {
     tool_router: ToolRouter<Self>,
     repo: Option<String>,
+    /// The repository `--repo` pins, if any.
+    pinned: Option<review_core::model::RepoId>,
+    /// The host the server was started for: PR URLs must name it.
+    host: String,
     exe: PathBuf,
 }
 
@@ -125,23 +129,20 @@ fn refuse(s: impl Into<String>) -> Result<CallToolResult, ErrorData> {
     Ok(CallToolResult::error(text(s)))
 }
 
-/// A pull request argument must look like one before anything runs.
-fn check_pr(pr: &str) -> Result<(), String> {
-    review_github::pr_ref::PrRef::parse(pr.trim())
-        .map(|_| ())
-        .map_err(|e| format!("`{pr}` is not a pull request: {e}"))
-}
-
 fn check_thread(id: &str) -> Result<(), String> {
-    let ok = !id.is_empty()
-        && id.len() <= 200
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '=');
-    if ok {
+    if review_github::ids::is_node_id(id) {
         Ok(())
     } else {
         Err(format!("`{id}` is not a thread id"))
+    }
+}
+
+/// A finding's fingerprint, as `watch_once` names it: hex digits.
+fn check_fingerprint(fp: &str) -> Result<(), String> {
+    if (8..=64).contains(&fp.len()) && fp.bytes().all(|b| b.is_ascii_hexdigit()) {
+        Ok(())
+    } else {
+        Err(format!("`{fp}` is not a finding's fingerprint"))
     }
 }
 
@@ -157,28 +158,78 @@ impl ReviewServer {
                 tool_router.remove_route(name);
             }
         }
+        let pinned = args
+            .repo
+            .as_deref()
+            .map(review_github::remote::RepoSpec::parse)
+            .transpose()
+            .map_err(|e| CliError::Usage {
+                message: e.to_string(),
+                hint: Some("pass --repo as OWNER/NAME or HOST/OWNER/NAME".to_owned()),
+            })?;
+        let endpoints = review_github::host::Endpoints::resolve(
+            pinned.as_ref().and_then(|p| p.host.as_deref()),
+            &review_github::env::ProcessEnv,
+        )
+        .map_err(|e| CliError::Usage {
+            message: e.to_string(),
+            hint: Some("fix GH_HOST, GITHUB_API_URL or GITHUB_GRAPHQL_URL".to_owned()),
+        })?;
         Ok(Self {
             tool_router,
             repo: args.repo.clone(),
+            pinned: pinned.map(|p| p.repo),
+            host: endpoints.host,
             exe,
         })
     }
 
-    /// Runs `review ARGS` (with `--repo` when given) and turns its outcome into a tool result:
-    /// stdout on success, the error and its hint otherwise.
-    async fn run(&self, args: Vec<String>) -> Result<CallToolResult, ErrorData> {
+    /// A pull request argument: a number, or a URL on the host (and in the repository, when
+    /// pinned) the server was started for. Returns the argument to pass on.
+    fn check_pr(&self, pr: &str) -> Result<String, String> {
+        use review_github::pr_ref::PrRef;
+        match PrRef::parse(pr.trim()) {
+            Ok(PrRef::Number(n)) => Ok(n.to_string()),
+            Ok(PrRef::Url(url)) => {
+                if !url.host.eq_ignore_ascii_case(&self.host) {
+                    return Err(format!(
+                        "`{pr}` is on {}, and this server serves {}",
+                        url.host, self.host
+                    ));
+                }
+                if let Some(pinned) = &self.pinned
+                    && !(pinned.owner.eq_ignore_ascii_case(&url.repo.owner)
+                        && pinned.name.eq_ignore_ascii_case(&url.repo.name))
+                {
+                    return Err(format!(
+                        "`{pr}` is in {}, and this server serves {pinned}",
+                        url.repo
+                    ));
+                }
+                Ok(pr.trim().to_owned())
+            }
+            Ok(PrRef::CurrentBranch) => Err("name a pull request: a number or its URL".to_owned()),
+            Err(e) => Err(format!("`{pr}` is not a pull request: {e}")),
+        }
+    }
+
+    /// Runs `review OPTIONS [--repo R] -- POSITIONALS` and turns its outcome into a tool result:
+    /// stdout on success, the error and its hint otherwise. What came from the client goes
+    /// after `--` or as an option's value, so it is never read as an option of its own.
+    async fn run(
+        &self,
+        options: Vec<String>,
+        positionals: Vec<String>,
+    ) -> Result<CallToolResult, ErrorData> {
         let exe = self.exe.clone();
-        let mut args = args;
+        let mut args = options;
         if let Some(repo) = &self.repo {
             args.extend(["--repo".to_owned(), repo.clone()]);
         }
+        args.extend(["--color".to_owned(), "never".to_owned(), "--".to_owned()]);
+        args.extend(positionals);
         let out = tokio::task::spawn_blocking(move || {
-            Command::new(exe)
-                .args(&args)
-                .arg("--color")
-                .arg("never")
-                .stdin(Stdio::null())
-                .output()
+            Command::new(exe).args(&args).stdin(Stdio::null()).output()
         })
         .await
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
@@ -215,16 +266,13 @@ impl ReviewServer {
         Ok(CallToolResult::error(text(message)))
     }
 
-    /// [`Self::run`] once the inputs passed `checked`; a refusal with the reason otherwise.
-    async fn checked_run(
-        &self,
-        checked: Result<(), String>,
-        args: Vec<String>,
-    ) -> Result<CallToolResult, ErrorData> {
-        match checked {
-            Ok(()) => self.run(args).await,
-            Err(why) => refuse(why),
-        }
+    /// Writes `text` to a temporary file for a command that reads one.
+    fn temp_text(text: &str) -> Result<tempfile::NamedTempFile, ErrorData> {
+        let mut file = tempfile::NamedTempFile::new()
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        std::io::Write::write_all(&mut file, text.as_bytes())
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(file)
     }
 
     /// Writes `value` to a temporary file for a command that reads one.
@@ -246,19 +294,16 @@ impl ReviewServer {
         &self,
         Parameters(p): Parameters<ListParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        if let Err(why) = check_pr(&p.pr) {
-            return refuse(why);
-        }
+        let pr_arg = match self.check_pr(&p.pr) {
+            Ok(pr) => pr,
+            Err(why) => return refuse(why),
+        };
         let page = p.page.unwrap_or(1).max(1);
         let size = p.page_size.unwrap_or(25).clamp(1, 100);
         let chars = p.body_chars.unwrap_or(400).min(20_000);
-        let pr = match self.read(&p.pr).await {
-            Ok(pr) => pr,
+        let (pr, automation) = match self.read(&pr_arg).await {
+            Ok(read) => read,
             Err(e) => return refuse(e),
-        };
-        let automation = match automation() {
-            Ok(a) => a,
-            Err(e) => return refuse(e.to_string()),
         };
         let signals = review_classify::analyze(&pr, &automation);
         let marker = match crate::command::random_marker() {
@@ -280,7 +325,7 @@ impl ReviewServer {
                     "threadId": t.id,
                     "location": t.location(),
                     "outdated": t.is_outdated,
-                    "human": automation.thread_is_human(t, &pr) || !t.all_comments_read,
+                    "human": automation.may_act(t, &pr).is_err_and(|r| r.is_human()),
                     "allCommentsRead": t.all_comments_read,
                     "author": first.and_then(|c| c.author.as_ref()).map(|a| a.login.clone()),
                     "family": sig.and_then(|s| s.family.clone()),
@@ -313,11 +358,15 @@ impl ReviewServer {
         &self,
         Parameters(p): Parameters<ThreadParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        if let Err(why) = check_pr(&p.pr).and_then(|()| check_thread(&p.thread_id)) {
-            return refuse(why);
-        }
-        let pr = match self.read(&p.pr).await {
+        let pr_arg = match self
+            .check_pr(&p.pr)
+            .and_then(|pr| check_thread(&p.thread_id).map(|()| pr))
+        {
             Ok(pr) => pr,
+            Err(why) => return refuse(why),
+        };
+        let (pr, automation) = match self.read(&pr_arg).await {
+            Ok(read) => read,
             Err(e) => return refuse(e),
         };
         let Some(thread) = pr.thread(&ThreadId(p.thread_id.clone())) else {
@@ -329,10 +378,6 @@ impl ReviewServer {
         let marker = match crate::command::random_marker() {
             Ok(hex) => format!("finding_{hex}"),
             Err(e) => return Err(ErrorData::internal_error(e, None)),
-        };
-        let automation = match automation() {
-            Ok(a) => a,
-            Err(e) => return refuse(e.to_string()),
         };
         let comments: Vec<serde_json::Value> = thread
             .comments
@@ -352,7 +397,7 @@ impl ReviewServer {
             "location": thread.location(),
             "resolved": thread.is_resolved,
             "outdated": thread.is_outdated,
-            "human": automation.thread_is_human(thread, &pr) || !thread.all_comments_read,
+            "human": automation.may_act(thread, &pr).is_err_and(|r| r.is_human()),
             "allCommentsRead": thread.all_comments_read,
             "marker": marker,
             "comments": comments,
@@ -367,11 +412,16 @@ impl ReviewServer {
         &self,
         Parameters(p): Parameters<PrParam>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.checked_run(
-            check_pr(&p.pr),
-            vec!["triage".into(), p.pr, "--json".into(), "--no-apply".into()],
-        )
-        .await
+        match self.check_pr(&p.pr) {
+            Ok(pr) => {
+                self.run(
+                    vec!["triage".into(), "--json".into(), "--no-apply".into()],
+                    vec![pr],
+                )
+                .await
+            }
+            Err(why) => refuse(why),
+        }
     }
 
     #[tool(
@@ -381,8 +431,13 @@ impl ReviewServer {
         &self,
         Parameters(p): Parameters<PrParam>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.checked_run(check_pr(&p.pr), vec!["watch".into(), p.pr, "--once".into()])
-            .await
+        match self.check_pr(&p.pr) {
+            Ok(pr) => {
+                self.run(vec!["watch".into(), "--once".into()], vec![pr])
+                    .await
+            }
+            Err(why) => refuse(why),
+        }
     }
 
     #[tool(
@@ -392,11 +447,16 @@ impl ReviewServer {
         &self,
         Parameters(p): Parameters<PrParam>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.checked_run(
-            check_pr(&p.pr),
-            vec!["triage".into(), p.pr, "--apply".into(), "--json".into()],
-        )
-        .await
+        match self.check_pr(&p.pr) {
+            Ok(pr) => {
+                self.run(
+                    vec!["triage".into(), "--apply".into(), "--json".into()],
+                    vec![pr],
+                )
+                .await
+            }
+            Err(why) => refuse(why),
+        }
     }
 
     #[tool(
@@ -406,11 +466,16 @@ impl ReviewServer {
         &self,
         Parameters(p): Parameters<ThreadParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.checked_run(
-            check_pr(&p.pr).and_then(|()| check_thread(&p.thread_id)),
-            vec!["resolve".into(), p.thread_id, "--pr".into(), p.pr],
-        )
-        .await
+        match self
+            .check_pr(&p.pr)
+            .and_then(|pr| check_thread(&p.thread_id).map(|()| pr))
+        {
+            Ok(pr) => {
+                self.run(vec!["resolve".into(), "--pr".into(), pr], vec![p.thread_id])
+                    .await
+            }
+            Err(why) => refuse(why),
+        }
     }
 
     #[tool(
@@ -420,42 +485,54 @@ impl ReviewServer {
         &self,
         Parameters(p): Parameters<ReplyParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        if let Err(why) = check_pr(&p.pr).and_then(|()| check_thread(&p.thread_id)) {
-            return refuse(why);
-        }
+        let pr = match self
+            .check_pr(&p.pr)
+            .and_then(|pr| check_thread(&p.thread_id).map(|()| pr))
+        {
+            Ok(pr) => pr,
+            Err(why) => return refuse(why),
+        };
         if p.body.trim().is_empty() {
             return refuse("the reply is empty");
         }
-        self.run(vec![
-            "reply".into(),
-            p.thread_id,
-            "--pr".into(),
-            p.pr,
-            "--body".into(),
-            p.body,
-        ])
+        // The body travels by file: whatever it starts with, it is never an option.
+        let file = Self::temp_text(&p.body)?;
+        let path = file.path().to_string_lossy().into_owned();
+        self.run(
+            vec![
+                "reply".into(),
+                "--pr".into(),
+                pr,
+                "--body-file".into(),
+                path,
+            ],
+            vec![p.thread_id],
+        )
         .await
     }
 
     #[tool(
-        description = "Record triager verdicts (`review decide --answers`): one answer per pending bot finding fingerprint; malformed, empty or unevidenced answers, security findings and deny-listed fixes become escalations, and pending findings without an answer are escalated."
+        description = "Record triager verdicts (`review decide --answers`): one answer per pending bot finding fingerprint; malformed, empty or unevidenced answers, security findings and deny-listed fixes become escalations; findings the batch does not name keep what was recorded for them."
     )]
     async fn record_verdicts(
         &self,
         Parameters(p): Parameters<VerdictParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        if let Err(why) = check_pr(&p.pr) {
-            return refuse(why);
-        }
+        let pr = match self.check_pr(&p.pr).and_then(|pr| {
+            p.answers
+                .keys()
+                .try_for_each(|fp| check_fingerprint(fp))
+                .map(|()| pr)
+        }) {
+            Ok(pr) => pr,
+            Err(why) => return refuse(why),
+        };
         let file = Self::temp_json(&serde_json::Value::Object(p.answers))?;
         let path = file.path().to_string_lossy().into_owned();
-        self.run(vec![
-            "decide".into(),
-            p.pr,
-            "--answers".into(),
-            path,
-            "--json".into(),
-        ])
+        self.run(
+            vec!["decide".into(), "--answers".into(), path, "--json".into()],
+            vec![pr],
+        )
         .await
     }
 
@@ -466,37 +543,51 @@ impl ReviewServer {
         &self,
         Parameters(p): Parameters<RespondParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        if let Err(why) = check_pr(&p.pr) {
-            return refuse(why);
-        }
+        let pr = match self.check_pr(&p.pr) {
+            Ok(pr) => pr,
+            Err(why) => return refuse(why),
+        };
         let file = Self::temp_json(&serde_json::Value::Array(p.replies))?;
         let path = file.path().to_string_lossy().into_owned();
-        self.run(vec!["respond".into(), p.pr, "--replies".into(), path])
+        self.run(vec!["respond".into(), "--replies".into(), path], vec![pr])
             .await
     }
 }
 
-/// Who counts as automated: the defaults plus the configured accounts and headers.
-fn automation() -> Result<review_core::gate::AutomationSettings, CliError> {
-    let config = crate::config::current()?;
-    Ok(review_core::gate::AutomationSettings {
-        accounts: crate::config::Config::values(&config.accounts).collect(),
-        extra_headers: crate::config::Config::values(&config.headers).collect(),
-        ..review_core::gate::AutomationSettings::default()
-    })
-}
-
 impl ReviewServer {
-    /// Reads the pull request whole.
-    async fn read(&self, pr: &str) -> Result<review_core::model::PullRequest, String> {
+    /// Reads the pull request whole, with the gate's settings for it (the user's accounts and
+    /// headers, the repository's file at its base commit, the account the server posts as).
+    async fn read(
+        &self,
+        pr: &str,
+    ) -> Result<
+        (
+            review_core::model::PullRequest,
+            review_core::gate::AutomationSettings,
+        ),
+        String,
+    > {
         let cwd = common::cwd().map_err(|e| e.to_string())?;
         let conn = github::connect(Some(pr.trim()), self.repo.as_deref(), &cwd)
             .await
             .map_err(|e| e.to_string())?;
-        Reader::new(&conn.client)
+        let read = Reader::new(&conn.client)
             .pull_request(&conn.repo, conn.number)
             .await
-            .map_err(|e| github::read_error(e).to_string())
+            .map_err(|e| github::read_error(e).to_string())?;
+        let config = crate::config::current().map_err(|e| e.to_string())?;
+        let automation = review_core::gate::AutomationSettings {
+            accounts: crate::config::Config::values(&config.accounts).collect(),
+            extra_headers: crate::config::Config::values(&config.headers).collect(),
+            ..review_core::gate::AutomationSettings::default()
+        };
+        let repository = crate::config::repository(&conn.client, &read)
+            .await
+            .map_err(|e| e.to_string())?;
+        let vcs = crate::git::GitVcs::open(&cwd).ok();
+        let automation = common::gate_for(automation, &repository, &read, vcs.as_ref())
+            .map_err(|e| e.to_string())?;
+        Ok((read, automation))
     }
 }
 

@@ -7,6 +7,7 @@ pub mod decide;
 pub mod fence;
 pub mod followup;
 pub mod generate;
+pub mod log;
 pub mod mcp;
 pub mod reply;
 pub mod resolve;

@@ -4,7 +4,6 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Args;
-use review_core::model::ThreadId;
 use review_core::ports::{HostError, ReviewHost};
 use review_core::post;
 
@@ -77,9 +76,12 @@ fn read_body(args: &ReplyArgs) -> Result<String, CliError> {
 pub async fn run(args: ReplyArgs) -> Result<(), CliError> {
     let automation = args.automation.settings()?;
     let text = read_body(&args)?;
+    let id = common::thread_id(&args.thread)?;
     let (conn, pr) =
         common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[reply]").await?;
-    let id = ThreadId(args.thread.clone());
+    let vcs = crate::git::GitVcs::open(&common::cwd()?).ok();
+    let repository = crate::config::repository(&conn.client, &pr).await?;
+    let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
     let thread = common::bot_thread(&pr, &id, &automation)?;
     let key = post::idempotency_key(&id, &text);
     if let Some(existing) = thread
@@ -93,7 +95,7 @@ pub async fn run(args: ReplyArgs) -> Result<(), CliError> {
         return output::stdout(&format!("{}\n", existing.url)).map_err(CliError::Output);
     }
     let body = post::marked_body(&automation.header, &text, &key);
-    let host = conn.host(&automation.header);
+    let host = conn.audited_host(&automation.header, vcs.as_ref());
     match host.reply(&id, &body).await {
         Ok(posted) => output::stdout(&format!("{}\n", posted.url)).map_err(CliError::Output),
         Err(HostError::NotFound(message)) => Err(CliError::NotFound {

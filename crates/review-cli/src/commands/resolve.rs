@@ -32,14 +32,21 @@ pub struct ResolveArgs {
 /// Runs `review resolve`.
 pub async fn run(args: ResolveArgs) -> Result<(), CliError> {
     let automation = args.automation.settings()?;
+    let ids: Vec<ThreadId> = args
+        .threads
+        .iter()
+        .map(|t| common::thread_id(t))
+        .collect::<Result<_, _>>()?;
     let (conn, pr) =
         common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[resolve]").await?;
-    let ids: Vec<ThreadId> = args.threads.iter().map(|t| ThreadId(t.clone())).collect();
+    let vcs = crate::git::GitVcs::open(&common::cwd()?).ok();
+    let repository = crate::config::repository(&conn.client, &pr).await?;
+    let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
     // Check every thread before touching any.
     for id in &ids {
         common::bot_thread(&pr, id, &automation)?;
     }
-    let host = conn.host(review_core::gate::DEFAULT_AUTOMATED_HEADER);
+    let host = conn.audited_host(review_core::gate::DEFAULT_AUTOMATED_HEADER, vcs.as_ref());
     let results = host.resolve_threads(&ids).await;
     let mut failed = Vec::new();
     for (id, result) in ids.iter().zip(results) {

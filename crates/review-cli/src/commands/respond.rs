@@ -1,33 +1,40 @@
 //! `review respond`: post the replies an agent or a person wrote, and resolve, each reply once.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use clap::Args;
-use review_core::model::{PullRequest, ThreadId};
+use review_core::decisions::{self, Escalation};
+use review_core::model::{PullRequest, Thread, ThreadId};
 use review_core::ports::ReviewHost;
 use review_core::post;
-use review_github::adapter::GitHubHost;
-use serde::{Deserialize, Serialize};
-
-use review_core::decisions::{self, Escalation};
 use review_core::watch::REPOST_LIMIT;
+use serde::Deserialize;
 
+use crate::audit::AuditedHost;
 use crate::commands::common::{self, AutomationArgs, PrArgs};
 use crate::error::CliError;
 use crate::git::GitVcs;
+use crate::ledger::{Ledger, Posted};
 use crate::loop_files::LoopFiles;
 use crate::output;
+
+/// How long a run waits for another run posting on the same pull request.
+const LOCK_WAIT: Duration = Duration::from_secs(30);
 
 /// Post replies from a file to bot threads, and resolve them; each reply is posted once, ever
 ///
 /// The file is a JSON array of `{"threadId": "PRRT_...", "replyBody": "...", "resolve": true}`;
-/// an entry `{"reviewId": "PRR_...", "replyBody": "..."}` answers a review's out-of-diff
-/// findings with one PR comment instead. Threads a person took part in, threads escalated in
-/// the loop's decisions, and threads that could not be read whole get neither reply nor
-/// resolve. A reply that cites a commit waits until that commit is on the PR's head on GitHub.
-/// Re-running the same file is safe. With --from-decisions the replies are written from the
-/// loop's decisions file and the watcher's reposts instead.
+/// an entry `{"reviewId": "PRR_...", "replyBody": "..."}` answers a bot review's out-of-diff
+/// findings with one PR comment instead. Threads a person took part in (and reviews a person
+/// wrote), threads escalated in the loop's decisions, and threads that could not be read whole
+/// get neither reply nor resolve; each thread is read again just before its reply. A reply that
+/// cites a commit ("in <sha>", "Fixed in <sha>", or a sha in backticks) waits until that commit
+/// is on the PR's head on GitHub; one citing a commit neither git nor the PR knows is refused
+/// (exit 2) before anything is posted. Re-running the same file is safe, and two runs on one
+/// pull request take turns (a lock). With --from-decisions the replies are written from the
+/// loop's decisions file and the watcher's reposts instead: a reply about a fix waits for that
+/// fix to be on the PR's head and cites the commit as it landed there.
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["replies", "from_decisions"])))]
 pub struct RespondArgs {
@@ -63,21 +70,23 @@ pub(crate) struct Reply {
     pub reply_body: String,
     #[serde(default)]
     pub resolve: bool,
+    /// For a reply written from a decision about a fix: the fix's commit as recorded. The
+    /// reply waits until that fix is on the PR's head, and cites it as it landed there.
+    #[serde(skip)]
+    pub awaits: Option<String>,
 }
 
-/// What was posted, by `thread:key`, so a rerun can show it already did.
-#[derive(Debug, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Ledger {
-    posted: BTreeMap<String, Posted>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Posted {
-    thread: String,
-    comment: String,
-    url: String,
+impl Reply {
+    /// A reply to a thread.
+    pub fn thread(thread: &str, body: String, resolve: bool) -> Self {
+        Self {
+            thread_id: thread.to_owned(),
+            review_id: None,
+            reply_body: body,
+            resolve,
+            awaits: None,
+        }
+    }
 }
 
 fn read_replies(path: &Path) -> Result<Vec<Reply>, CliError> {
@@ -121,28 +130,108 @@ fn read_replies(path: &Path) -> Result<Vec<Reply>, CliError> {
     Ok(replies)
 }
 
-/// Commit ids a reply cites: runs of 7 to 40 hex digits with at least one digit and one letter.
-fn cited_commits(text: &str) -> Vec<&str> {
-    text.split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| {
-            (7..=40).contains(&w.len())
-                && w.chars().all(|c| c.is_ascii_hexdigit())
-                && w.chars().any(|c| c.is_ascii_digit())
-                && w.chars().any(|c| c.is_ascii_alphabetic())
-        })
-        .collect()
+/// The commits a reply cites: runs of 7 to 40 hex digits (digits alone included) that follow
+/// "in " (as in "Fixed in 3f2a9c1") or stand alone in a code span (`` `3f2a9c1` ``).
+pub(crate) fn cited_commits(text: &str) -> Vec<&str> {
+    let is_sha = |w: &str| (7..=40).contains(&w.len()) && w.bytes().all(|b| b.is_ascii_hexdigit());
+    let mut out: Vec<&str> = Vec::new();
+    // Code spans.
+    for (i, span) in text.split('`').enumerate() {
+        if i % 2 == 1 && is_sha(span.trim()) {
+            out.push(span.trim());
+        }
+    }
+    // "in <sha>", whatever precedes "in".
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect();
+    for pair in words.windows(2) {
+        if pair[0].eq_ignore_ascii_case("in") {
+            let w = pair[1].trim_matches(|c: char| !c.is_ascii_alphanumeric());
+            if is_sha(w) {
+                out.push(w);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
-/// Why a reply must wait, if a commit it cites is not (provably) on the PR's head.
+/// Where a cited commit is.
+#[derive(Debug, PartialEq, Eq)]
+enum Citation {
+    /// On the PR's head.
+    OnHead,
+    /// Known (to git or the PR) but not on the PR's head yet.
+    NotPushed,
+    /// Neither git nor the PR knows it.
+    Unknown,
+}
+
+fn citation(vcs: Option<&GitVcs>, pr: &PullRequest, sha: &str) -> Citation {
+    let sha = sha.to_ascii_lowercase();
+    if pr.head_sha.0.starts_with(&sha) {
+        return Citation::OnHead;
+    }
+    let Some(full) = vcs.and_then(|v| v.resolve_commit(&sha)) else {
+        return Citation::Unknown;
+    };
+    let on_head =
+        vcs.is_some_and(|v| v.has_commit(&pr.head_sha.0) && v.is_ancestor(&full, &pr.head_sha.0));
+    if on_head {
+        Citation::OnHead
+    } else {
+        Citation::NotPushed
+    }
+}
+
+/// Refuses (exit 2, before anything is posted) a replies file that cites a commit neither git
+/// nor the PR knows: it would wait forever, or worse, be posted citing nothing.
+fn check_citations(
+    vcs: Option<&GitVcs>,
+    pr: &PullRequest,
+    replies: &[Reply],
+) -> Result<(), CliError> {
+    let unknown: Vec<String> = replies
+        .iter()
+        .flat_map(|r| {
+            cited_commits(&r.reply_body)
+                .into_iter()
+                .filter(|sha| citation(vcs, pr, sha) == Citation::Unknown)
+                .map(|sha| {
+                    format!(
+                        "{} cites {sha}",
+                        if r.thread_id.is_empty() {
+                            r.review_id.as_deref().unwrap_or("?")
+                        } else {
+                            &r.thread_id
+                        }
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(CliError::Usage {
+        message: format!(
+            "a reply cites a commit that neither git nor the pull request knows: {}",
+            unknown.join("; ")
+        ),
+        hint: Some(
+            "fetch it, fix the sha, or run inside the clone that has it; nothing was posted"
+                .to_owned(),
+        ),
+    })
+}
+
+/// Why a reply must wait, if a commit it cites is not on the PR's head yet.
 fn unpushed_citation(vcs: Option<&GitVcs>, pr: &PullRequest, body: &str) -> Option<String> {
     cited_commits(body).into_iter().find_map(|sha| {
-        if pr.head_sha.0.starts_with(&sha.to_ascii_lowercase()) {
-            return None;
-        }
-        let on_head = vcs.is_some_and(|v| {
-            v.has_commit(&pr.head_sha.0) && v.has_commit(sha) && v.is_ancestor(sha, &pr.head_sha.0)
-        });
-        (!on_head).then(|| {
+        (citation(vcs, pr, sha) != Citation::OnHead).then(|| {
             format!(
                 "it cites {sha}, which is not on the PR's head {} yet",
                 pr.head_sha.short()
@@ -151,32 +240,42 @@ fn unpushed_citation(vcs: Option<&GitVcs>, pr: &PullRequest, body: &str) -> Opti
     })
 }
 
-fn ledger_path(vcs: Option<&GitVcs>, pr: &PullRequest) -> Option<PathBuf> {
-    crate::state::pr_file(vcs?, "ledger", pr).ok()
-}
-
-fn load_ledger(path: Option<&Path>) -> Result<Ledger, CliError> {
-    let Some(path) = path else {
-        return Ok(Ledger::default());
+/// The commit on the PR's head that carries the fix recorded as `commit` for `thread`: one of
+/// the PR's own commits (`base..head`) whose trailer names the thread, else one with the same
+/// patch-id (a rebase changed its id), else `commit` itself when it is on the head. `None`
+/// while the fix is not on the PR's head.
+pub(crate) fn landed_fix(
+    vcs: Option<&GitVcs>,
+    pr: &PullRequest,
+    thread: &str,
+    commit: &str,
+) -> Option<String> {
+    let vcs = vcs?;
+    let head = pr.head_sha.0.as_str();
+    if !vcs.has_commit(head) {
+        return None;
+    }
+    let range = match pr.base_sha.as_ref().filter(|b| vcs.has_commit(&b.0)) {
+        Some(base) => vec![format!("{}..{head}", base.0)],
+        None => vec!["-n".to_owned(), "1000".to_owned(), head.to_owned()],
     };
-    crate::state::load(path).map_err(|e| CliError::Input {
-        path: path.to_path_buf(),
-        message: e.describe("reply ledger"),
-        hint: Some("fix it, or move it away: the replies themselves carry their keys, so nothing is posted twice".to_owned()),
-    })
-}
-
-fn save_ledger(path: Option<&Path>, ledger: &Ledger) -> Result<(), CliError> {
-    let Some(path) = path else {
-        return Ok(());
-    };
-    crate::state::save(path, ledger).map_err(|e| CliError::Input {
-        path: path.to_path_buf(),
-        message: format!("cannot record the reply: {e}"),
-        hint: Some(
-            "the reply is posted and carries its key; a rerun will not post it again".to_owned(),
-        ),
-    })
+    let range: Vec<&str> = range.iter().map(String::as_str).collect();
+    let own = vcs.fix_commits(&range).ok()?;
+    if let Some((sha, _)) = own
+        .iter()
+        .find(|(_, threads)| threads.iter().any(|t| t == thread))
+    {
+        return Some(sha.clone());
+    }
+    let recorded = vcs.resolve_commit(commit)?;
+    if vcs.is_ancestor(&recorded, head) {
+        return Some(recorded);
+    }
+    let patch = vcs.patch_id(&recorded)?;
+    own.iter()
+        .map(|(sha, _)| sha)
+        .find(|sha| vcs.patch_id(sha).as_deref() == Some(patch.as_str()))
+        .cloned()
 }
 
 /// The loop's files, when the current directory is in a clone: the decisions respond keeps up
@@ -227,14 +326,15 @@ pub(crate) fn replies_from_decisions(
             continue;
         };
         match decisions::reply_text(seen) {
-            Some(text) => replies.push(Reply {
-                thread_id: seen.thread_id.clone(),
-                review_id: None,
-                reply_body: text,
-                resolve: thread.all_comments_read,
-            }),
+            Some(text) => {
+                let mut reply = Reply::thread(&seen.thread_id, text, thread.all_comments_read);
+                if seen.claims_fix() {
+                    reply.awaits.clone_from(&seen.resolved_sha);
+                }
+                replies.push(reply);
+            }
             None => output::narrate(&format!(
-                "[respond] {}: a VALID verdict replies once its fix commit is recorded (resolvedSha)",
+                "[respond] {}: a reply about a fix waits for the fix's commit (resolvedSha)",
                 seen.thread_id
             )),
         }
@@ -266,12 +366,15 @@ pub(crate) fn replies_from_decisions(
             .and_then(|t| t.first_comment())
             .map(|c| c.url.as_str())
             .filter(|u| !u.is_empty());
-        replies.push(Reply {
-            thread_id: repost.thread_id.clone(),
-            review_id: None,
-            reply_body: decisions::repost_reply(prior, prior_url),
-            resolve: repost.all_comments_read,
-        });
+        let mut reply = Reply::thread(
+            &repost.thread_id,
+            decisions::repost_reply(prior, prior_url),
+            repost.all_comments_read,
+        );
+        if prior.claims_fix() {
+            reply.awaits.clone_from(&prior.resolved_sha);
+        }
+        replies.push(reply);
     }
     if !settled.is_empty() || !closed_reposts.is_empty() {
         for thread in settled.iter().chain(&closed_reposts) {
@@ -340,6 +443,99 @@ fn mark_replied(files: Option<&LoopFiles>, thread: &str) -> Result<(), CliError>
     })
 }
 
+/// The per-PR lock every run that posts replies takes for its read-check-post-record cycle, so
+/// two runs on one pull request never both see a reply missing and both post it. Waits up to
+/// [`LOCK_WAIT`], then fails naming the run that holds it.
+pub(crate) struct PostLock {
+    _file: std::fs::File,
+    /// Beside the lock, who holds it (the lock file itself stays empty).
+    holder: PathBuf,
+}
+
+impl Drop for PostLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.holder);
+    }
+}
+
+impl PostLock {
+    /// Takes the lock of `pr` in `vcs`'s repository (outside a clone there is nothing to share
+    /// a lock through, and nothing is taken).
+    pub fn take(vcs: Option<&GitVcs>, pr: &PullRequest) -> Result<Option<Self>, CliError> {
+        let Some(vcs) = vcs else {
+            return Ok(None);
+        };
+        let Ok(path) = crate::state::pr_file(vcs, "posting", pr).map(|p| p.with_extension("lock"))
+        else {
+            return Ok(None);
+        };
+        let holder = path.with_extension("holder");
+        let fail = |message: String| CliError::Other {
+            message,
+            hint: None,
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| fail(format!("cannot make {}: {e}", dir.display())))?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| fail(format!("cannot open {}: {e}", path.display())))?;
+        let started = std::time::Instant::now();
+        let mut said = false;
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    if started.elapsed() >= LOCK_WAIT {
+                        let who = std::fs::read_to_string(&holder).unwrap_or_default();
+                        let who = if who.trim().is_empty() {
+                            "another run".to_owned()
+                        } else {
+                            who.trim().to_owned()
+                        };
+                        return Err(CliError::Other {
+                            message: format!(
+                                "{who} is posting on PR #{}; gave up waiting after {} s",
+                                pr.number,
+                                LOCK_WAIT.as_secs()
+                            ),
+                            hint: Some(format!(
+                                "wait for it to finish and run again (its lock: {})",
+                                path.display()
+                            )),
+                        });
+                    }
+                    if !said {
+                        output::narrate(
+                            "[respond] another run is posting on this pull request; waiting for it",
+                        );
+                        said = true;
+                    }
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(fail(format!("cannot lock {}: {e}", path.display())));
+                }
+            }
+        }
+        let who = format!(
+            "`review {}` (process {}, run {})",
+            std::env::args().nth(1).unwrap_or_default(),
+            std::process::id(),
+            crate::audit::run_id()
+        );
+        let _ = std::fs::write(&holder, who);
+        Ok(Some(Self {
+            _file: file,
+            holder,
+        }))
+    }
+}
+
 /// Runs `review respond`.
 pub async fn run(args: RespondArgs) -> Result<(), CliError> {
     let automation = args.automation.settings()?;
@@ -347,6 +543,17 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
     let (conn, pr) =
         common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[respond]").await?;
     let vcs = GitVcs::open(&common::cwd()?).ok();
+    if let Some(replies) = &file_replies {
+        check_citations(vcs.as_ref(), &pr, replies)?;
+    }
+    let repository = crate::config::repository(&conn.client, &pr).await?;
+    let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
+    // One run posts on a pull request at a time; the PR is read again under the lock.
+    let _lock = PostLock::take(vcs.as_ref(), &pr)?;
+    let pr = review_github::reader::Reader::new(&conn.client)
+        .pull_request(&conn.repo, conn.number)
+        .await
+        .map_err(crate::github::read_error)?;
     let files = loop_files(vcs.as_ref(), &pr);
     if let Some(files) = &files {
         reconcile(files, &pr)?;
@@ -362,7 +569,7 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
             replies_from_decisions(files, &pr)?
         }
     };
-    let (lines, failed) = post_replies(
+    let (lines, failed, uncertain) = post_replies(
         &conn,
         &pr,
         &replies,
@@ -377,6 +584,18 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
     }
     text.push('\n');
     output::stdout(&text).map_err(CliError::Output)?;
+    if uncertain > 0 {
+        return Err(CliError::GitHub {
+            message: format!(
+                "{uncertain} replies may have been posted (GitHub's answer was lost, and they did not show up within a minute)"
+            ),
+            source: None,
+            hint: Some(
+                "run the same command again: it looks for each reply's key first and posts only what is missing"
+                    .to_owned(),
+            ),
+        });
+    }
     if failed > 0 {
         return Err(CliError::GitHub {
             message: format!(
@@ -392,8 +611,34 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Posts `replies` on `pr` (read whole just before), each once ever, and resolves as asked.
-/// Returns one report line per reply or resolve, and how many failed.
+/// The thread `id` of `pr` read again, whole, just before a post: its comments as GitHub has
+/// them now. `None` when it could not be read (then nothing is posted in it).
+async fn fresh_thread(
+    conn: &crate::github::Connection,
+    pr: &PullRequest,
+    id: &ThreadId,
+) -> Option<Thread> {
+    let mut thread = pr.thread(id)?.clone();
+    let reader = review_github::reader::Reader::new(&conn.client);
+    let mut comments = Vec::new();
+    let mut after = None;
+    loop {
+        let (page, next) = reader.thread_comments(id, after).await.ok()?;
+        comments.extend(page);
+        match next {
+            Some(cursor) => after = Some(cursor),
+            None => break,
+        }
+    }
+    thread.comments = comments;
+    thread.all_comments_read = true;
+    Some(thread)
+}
+
+/// Posts `replies` on `pr` (read whole just before, under the posting lock), each once ever,
+/// and resolves as asked. Each thread is read again just before its reply and passes the
+/// gate on that read. Returns one report line per reply or resolve, how many failed, and how
+/// many may have been posted without the tool seeing it.
 pub(crate) async fn post_replies(
     conn: &crate::github::Connection,
     pr: &PullRequest,
@@ -401,19 +646,19 @@ pub(crate) async fn post_replies(
     automation: &review_core::gate::AutomationSettings,
     vcs: Option<&GitVcs>,
     files: Option<&LoopFiles>,
-) -> Result<(Vec<String>, usize), CliError> {
+) -> Result<(Vec<String>, usize, usize), CliError> {
     let files = files.cloned();
     let escalated = match &files {
         Some(f) => f.load_decisions()?,
         None => decisions::Decisions::default(),
     };
-    let ledger_file = ledger_path(vcs, pr);
-    let mut ledger = load_ledger(ledger_file.as_deref())?;
-    let host = conn.host(&automation.header);
+    let ledger_file = vcs.and_then(|v| Ledger::path(v, &pr.repo, pr.number));
+    let mut ledger = Ledger::load(ledger_file.as_deref())?;
+    let host = conn.audited_host(&automation.header, vcs);
 
     let mut lines = Vec::new();
     let mut to_resolve = Vec::new();
-    let mut failed = 0usize;
+    let (mut failed, mut uncertain) = (0usize, 0usize);
     for (done, reply) in replies.iter().enumerate() {
         if let Some(review) = reply.review_id.as_deref() {
             match answer_review(
@@ -428,12 +673,10 @@ pub(crate) async fn post_replies(
             )
             .await
             {
-                Ok(line) => {
-                    let waiting = line.starts_with("waiting");
+                Ok(Answered::Waiting(line) | Answered::Skipped(line)) => lines.push(line),
+                Ok(Answered::Done(line)) => {
                     lines.push(line);
-                    if let Some(files) = &files
-                        && !waiting
-                    {
+                    if let Some(files) = &files {
                         files.update_decisions(|d| {
                             d.addressed_out_of_diff.insert(review.to_owned(), true);
                             for seen in d.seen.values_mut().filter(|s| s.thread_id == review) {
@@ -460,7 +703,24 @@ pub(crate) async fn post_replies(
             ));
             continue;
         }
-        let key = post::idempotency_key(&id, &reply.reply_body);
+        // A reply about a fix cites the fix as it landed on the PR's head, and waits till then.
+        let body = match &reply.awaits {
+            None => reply.reply_body.clone(),
+            Some(recorded) => match landed_fix(vcs, pr, &id.0, recorded) {
+                Some(landed) => {
+                    let short = landed.get(..7).unwrap_or(&landed);
+                    reply.reply_body.replace(recorded.as_str(), short)
+                }
+                None => {
+                    lines.push(format!(
+                        "waiting  {id}: its fix {recorded} is not on the PR's head {} yet; run again after the push",
+                        pr.head_sha.short()
+                    ));
+                    continue;
+                }
+            },
+        };
+        let key = post::idempotency_key(&id, &body);
         let entry = format!("{id}:{key}");
         let Some(thread) = pr.thread(&id) else {
             continue;
@@ -480,7 +740,7 @@ pub(crate) async fn post_replies(
                         url: c.url.clone(),
                     },
                 );
-                save_ledger(ledger_file.as_deref(), &ledger)?;
+                ledger.save(ledger_file.as_deref())?;
             }
             mark_replied(files.as_ref(), &id.0)?;
             lines.push(format!("already  {id}: posted before; not posted again"));
@@ -489,12 +749,34 @@ pub(crate) async fn post_replies(
             }
             continue;
         }
-        if let Some(why) = unpushed_citation(vcs, pr, &reply.reply_body) {
+        if reply.awaits.is_none()
+            && let Some(why) = unpushed_citation(vcs, pr, &body)
+        {
             lines.push(format!("waiting  {id}: {why}; run again after the push"));
             continue;
         }
-        let body = post::marked_body(&automation.header, &reply.reply_body, &key);
-        match host.reply(&id, &body).await {
+        // Read the thread again just before posting: a person may have replied since.
+        let Some(fresh) = fresh_thread(conn, pr, &id).await else {
+            failed += 1;
+            lines.push(format!(
+                "failed   {id}: it could not be read again before the reply; not posted"
+            ));
+            continue;
+        };
+        if let Err(refusal) = automation.may_act(&fresh, pr) {
+            lines.push(format!("skipped  {id}: since it was read, {refusal}"));
+            continue;
+        }
+        if fresh
+            .comments
+            .iter()
+            .any(|c| post::find_key(&c.body) == Some(key.as_str()))
+        {
+            lines.push(format!("already  {id}: posted meanwhile; not posted again"));
+            continue;
+        }
+        let marked = post::marked_body(&automation.header, &body, &key);
+        match host.reply(&id, &marked).await {
             Ok(posted) => {
                 ledger.posted.insert(
                     entry,
@@ -504,12 +786,16 @@ pub(crate) async fn post_replies(
                         url: posted.url.clone(),
                     },
                 );
-                save_ledger(ledger_file.as_deref(), &ledger)?;
+                ledger.save(ledger_file.as_deref())?;
                 mark_replied(files.as_ref(), &id.0)?;
                 lines.push(format!("posted   {id}: {}", posted.url));
                 if reply.resolve {
                     to_resolve.push(id);
                 }
+            }
+            Err(e) if e.to_string().contains("may have been posted") => {
+                uncertain += 1;
+                lines.push(format!("unsure   {id}: {e}; not resolved"));
             }
             Err(e) => {
                 failed += 1;
@@ -539,14 +825,24 @@ pub(crate) async fn post_replies(
             }
         }
     }
-    Ok((lines, failed))
+    Ok((lines, failed, uncertain))
 }
 
-/// Posts the one PR comment answering review `review`'s out-of-diff findings, once ever.
-/// Returns the report line, or the failure line.
+/// What answering a review came to.
+enum Answered {
+    /// Posted now, or before.
+    Done(String),
+    /// It cites a commit not on the PR's head yet.
+    Waiting(String),
+    /// The review is not the tool's to answer.
+    Skipped(String),
+}
+
+/// Posts the one PR comment answering review `review`'s out-of-diff findings, once ever, when
+/// the review is a bot's. Returns the report line, or the failure line.
 #[allow(clippy::too_many_arguments)]
 async fn answer_review(
-    host: &GitHubHost,
+    host: &AuditedHost,
     vcs: Option<&GitVcs>,
     pr: &PullRequest,
     automation: &review_core::gate::AutomationSettings,
@@ -554,29 +850,35 @@ async fn answer_review(
     ledger_file: Option<&Path>,
     review: &str,
     text: &str,
-) -> Result<String, String> {
+) -> Result<Answered, String> {
     let key_id = ThreadId(format!("review:{review}"));
     let key = post::idempotency_key(&key_id, text);
     let entry = format!("{review}:{key}");
-    if !pr.reviews.iter().any(|r| r.id.0 == review) {
+    let Some(found) = pr.reviews.iter().find(|r| r.id.0 == review) else {
         return Err(format!(
             "failed   {review}: no such review on PR #{}",
             pr.number
         ));
+    };
+    if let Err(refusal) = automation.may_act_on_review(found, pr) {
+        return Ok(Answered::Skipped(format!("skipped  {review}: {refusal}")));
     }
-    let landed = pr
-        .comments
-        .iter()
-        .find(|c| post::find_key(&c.body) == Some(key.as_str()));
+    // Only the tool's own comment counts as the answer: a key anyone else typed is not one.
+    let landed = pr.comments.iter().find(|c| {
+        post::find_key(&c.body) == Some(key.as_str())
+            && c.author
+                .as_ref()
+                .is_some_and(|a| automation.is_own_post(Some(&c.id), a, &c.body))
+    });
     if ledger.posted.contains_key(&entry) || landed.is_some() {
-        return Ok(format!(
+        return Ok(Answered::Done(format!(
             "already  {review}: answered before; not posted again"
-        ));
+        )));
     }
     if let Some(why) = unpushed_citation(vcs, pr, text) {
-        return Ok(format!(
+        return Ok(Answered::Waiting(format!(
             "waiting  {review}: {why}; run again after the push"
-        ));
+        )));
     }
     let body = post::marked_body(&automation.header, text, &key);
     match host.comment(&pr.id, &body).await {
@@ -589,8 +891,10 @@ async fn answer_review(
                     url: posted.url.clone(),
                 },
             );
-            save_ledger(ledger_file, ledger).map_err(|e| format!("failed   {review}: {e}"))?;
-            Ok(format!("posted   {review}: {}", posted.url))
+            ledger
+                .save(ledger_file)
+                .map_err(|e| format!("failed   {review}: {e}"))?;
+            Ok(Answered::Done(format!("posted   {review}: {}", posted.url)))
         }
         Err(e) => Err(format!("failed   {review}: {e}")),
     }
@@ -616,7 +920,7 @@ mod tests {
     }
 
     #[test]
-    fn cited_commits_are_hex_runs_with_digits_and_letters() {
+    fn cited_commits_follow_in_or_stand_in_a_code_span_digits_alone_included() {
         assert_eq!(
             cited_commits("Fixed in 3f2a9c1 — renamed."),
             vec!["3f2a9c1"]
@@ -625,6 +929,9 @@ mod tests {
             cited_commits("Fixed in `0123456789abcdef0123456789abcdef01234567`."),
             vec!["0123456789abcdef0123456789abcdef01234567"]
         );
+        // About one short sha in 27 is all digits: it is a citation all the same.
+        assert_eq!(cited_commits("Fixed in 8675309."), vec!["8675309"]);
+        assert_eq!(cited_commits("see `1234567`"), vec!["1234567"]);
         assert!(cited_commits("Not applying this — the cache is deliberate.").is_empty());
         assert!(cited_commits("see issue 1234567 and the word deadbeef").is_empty());
     }

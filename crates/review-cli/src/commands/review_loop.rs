@@ -125,6 +125,7 @@ impl Driver {
             "instructions": TRIAGE_INSTRUCTIONS,
         });
         crate::command::run(
+            crate::command::Kind::Triager,
             self.args.triager_cmd.as_deref().unwrap_or_default(),
             self.vcs.root(),
             &input.to_string(),
@@ -276,7 +277,16 @@ impl Driver {
                     .map(|p| format!("the fixer edited {p}, a deny-listed path")),
             };
             match (problem, result) {
-                (Some(why), _) => failed.push((fp.clone(), seen.thread_id.clone(), why)),
+                (Some(why), Ok(edits)) => {
+                    // A finding's edit is committed under its own trailer or undone: never
+                    // carried into the round's commit by another finding.
+                    let why = match crate::fixer::undo(&self.vcs, &edits) {
+                        Ok(()) => format!("{why}; its edit was undone"),
+                        Err(e) => format!("{why}; its edit could not all be undone ({e})"),
+                    };
+                    failed.push((fp.clone(), seen.thread_id.clone(), why));
+                }
+                (Some(why), Err(_)) => failed.push((fp.clone(), seen.thread_id.clone(), why)),
                 (None, Ok(edits)) => edited.extend(edits.edited),
                 (None, Err(_)) => {}
             }
@@ -321,7 +331,7 @@ impl Driver {
             .check_cmd
             .as_deref()
             .map(|c| (c, Duration::from_secs(self.args.check_timeout)));
-        match commit_round::commit_round(&self.vcs, files, edited, check) {
+        match commit_round::commit_round(&self.vcs, files, edited, check, &self.denied) {
             Ok(summary) => {
                 output::narrate(&summary);
                 if self.args.notify {
@@ -330,8 +340,18 @@ impl Driver {
                 Ok(())
             }
             Err(e) => {
+                // Nothing that claims a fix is posted, and the next round starts clean.
+                let patch = commit_round::abandon_round(
+                    &self.vcs,
+                    files,
+                    &format!("the round stopped: {e}"),
+                )?;
                 output::narrate(&format!(
-                    "[loop] the round stopped: {e}; its findings stay unresolved"
+                    "[loop] the round stopped: {e}; its findings are escalated{}",
+                    patch.map_or_else(String::new, |p| format!(
+                        ", and its edits were undone and saved in {}",
+                        p.display()
+                    ))
                 ));
                 Ok(())
             }
@@ -362,7 +382,6 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
         crate::config::or_configured(args.triager_cmd.as_ref(), config.triager.as_ref());
     args.fixer_cmd = crate::config::or_configured(args.fixer_cmd.as_ref(), config.fixer.as_ref());
     args.check_cmd = crate::config::or_configured(args.check_cmd.as_ref(), config.checks.as_ref());
-    args.deny_paths = crate::config::merged(&args.deny_paths, &config.deny);
     args.poll.expect_bots = crate::config::merged(&args.poll.expect_bots, &config.expect_bots);
     if args
         .triager_cmd
@@ -377,29 +396,41 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
         });
     }
     let cwd = common::cwd()?;
-    let vcs = GitVcs::open(&cwd).map_err(|e| CliError::Usage {
-        message: format!("the loop works in a git repository: {e}"),
-        hint: Some("run inside a clone of the pull request's repository".to_owned()),
-    })?;
     let conn = github::connect(args.pr.as_deref(), args.target.repo.as_deref(), &cwd).await?;
+    let vcs = commit_round::loop_vcs(&conn.repo, conn.number)?;
+    // A run killed while its fixer worked left edits the journal knows: undone, so the fixer
+    // starts clean and nothing is applied twice.
+    let (undone, left) = vcs.recover().map_err(|e| CliError::Other {
+        message: format!("cannot recover the edits of a run that stopped: {e}"),
+        hint: Some("fix or move away the journal it names".to_owned()),
+    })?;
+    if !undone.is_empty() {
+        output::narrate(&format!(
+            "[loop] a run that stopped left uncommitted edits of {}: undone, the fixer runs again",
+            undone.join(", ")
+        ));
+    }
+    for p in left {
+        output::narrate(&format!(
+            "[loop] {p} changed since an earlier run's fixer edited it; left as it is (yours)"
+        ));
+    }
     let files = LoopFiles::new(&vcs, &conn.repo, conn.number)?;
+    let repository = crate::config::repository_of(&conn.client, &conn.repo, conn.number).await?;
     let watcher = Watcher::new(
         conn,
         files.clone(),
         watch::settings(&args.poll.expect_bots, args.poll.late_after),
         automation.clone(),
         args.poll.full_every,
+        Some(vcs.clone()),
     )?;
     output::narrate(&format!(
         "[loop] handling review feedback on {}#{}; it never pushes",
         watcher.conn().repo,
         watcher.conn().number
     ));
-    let mut denied: Vec<String> = review_core::plan::DEFAULT_DENIED_PATHS
-        .iter()
-        .map(|p| (*p).to_owned())
-        .collect();
-    denied.extend(args.deny_paths.iter().cloned());
+    let denied = repository.denied(&args.deny_paths)?;
     let (interval, max_polls) = (args.poll.interval, args.poll.max_polls);
     let driver = Driver { args, vcs, denied };
     let mut polls = 0u64;
@@ -416,7 +447,7 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
             driver.commit(&files, &edited)?;
         }
         if owes_replies(&files)? {
-            answer(&watcher, &files, &automation, &driver.vcs).await?;
+            answer(&watcher, &files, &driver.vcs).await?;
         }
         if max_polls.is_some_and(|m| polls >= m) {
             return Ok(());
@@ -427,18 +458,20 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
 
 /// Posts what is owed, as `review respond --from-decisions` does, plus the aggregate answers
 /// to out-of-diff reviews whose findings are all decided.
-async fn answer(
-    watcher: &Watcher,
-    files: &LoopFiles,
-    automation: &review_core::gate::AutomationSettings,
-    vcs: &GitVcs,
-) -> Result<(), CliError> {
+async fn answer(watcher: &Watcher, files: &LoopFiles, vcs: &GitVcs) -> Result<(), CliError> {
     let conn = watcher.conn();
     let _spinner = output::Spinner::start(&format!("reading PR #{}", conn.number));
+    let read = Reader::new(&conn.client)
+        .pull_request(&conn.repo, conn.number)
+        .await
+        .map_err(github::read_error)?;
+    // One run posts on a pull request at a time; the threads are read again under the lock.
+    let _lock = respond::PostLock::take(Some(vcs), &read)?;
     let pr = Reader::new(&conn.client)
         .pull_request(&conn.repo, conn.number)
         .await
         .map_err(github::read_error)?;
+    let automation = &watcher.gate(&pr).await?;
     respond::reconcile(files, &pr)?;
     let mut replies = respond::replies_from_decisions(files, &pr)?;
     let d = files.load_decisions()?;
@@ -454,14 +487,16 @@ async fn answer(
                 review_id: Some(review.review_id.clone()),
                 reply_body: text,
                 resolve: false,
+                awaits: None,
             });
         }
     }
     if replies.is_empty() {
         return Ok(());
     }
-    let (lines, failed) =
+    let (lines, failed, uncertain) =
         respond::post_replies(conn, &pr, &replies, automation, Some(vcs), Some(files)).await?;
+    let failed = failed + uncertain;
     for line in &lines {
         output::narrate(&format!("[loop] {line}"));
     }

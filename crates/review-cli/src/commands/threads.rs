@@ -59,8 +59,11 @@ pub struct Listing {
 /// Runs `review threads`.
 pub async fn run(args: ThreadsArgs) -> Result<(), CliError> {
     let automation = args.automation.settings()?;
-    let (_, pr) =
+    let (conn, pr) =
         common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[threads]").await?;
+    let vcs = crate::git::GitVcs::open(&common::cwd()?).ok();
+    let repository = crate::config::repository(&conn.client, &pr).await?;
+    let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
     let signals = review_classify::analyze(&pr, &automation);
     let threads: Vec<Listed> = pr
         .threads
@@ -74,7 +77,7 @@ pub async fn run(args: ThreadsArgs) -> Result<(), CliError> {
                 location: t.location(),
                 resolved: t.is_resolved,
                 outdated: t.is_outdated,
-                human: automation.thread_is_human(t, &pr) || !t.all_comments_read,
+                human: automation.may_act(t, &pr).is_err_and(|r| r.is_human()),
                 all_comments_read: t.all_comments_read,
                 author: first
                     .and_then(|c| c.author.as_ref())

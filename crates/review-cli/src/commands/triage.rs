@@ -15,7 +15,6 @@ use review_core::ports::{ReviewHost, Vcs};
 use review_core::report::Report;
 use review_core::rules::LadderMode;
 use review_core::snapshot;
-use review_github::adapter::GitHubHost;
 use review_github::pr_ref::PrRef;
 use review_github::reader::Reader;
 
@@ -178,22 +177,20 @@ struct Settings {
     interactive: bool,
     json: bool,
     summary_file: Option<PathBuf>,
+    /// What the plan leaves out and says so (a reviewer named for a plan).
+    plan_notes: Vec<String>,
     triage: TriageSettings,
 }
 
 impl Settings {
     fn from_args(mut args: TriageArgs) -> Result<Self, CliError> {
+        let mut plan_notes = Vec::new();
         let usage = |message: String, hint: &str| CliError::Usage {
             message,
             hint: Some(hint.to_owned()),
         };
-        // Flags win; what they leave unset comes from the config files.
+        // Flags win; what they leave unset comes from the user's config file.
         let config = crate::config::current()?;
-        let configured = |flag: Option<&String>, value| crate::config::or_configured(flag, value);
-        args.fixer_cmd = configured(args.fixer_cmd.as_ref(), config.fixer.as_ref());
-        args.triager_cmd = configured(args.triager_cmd.as_ref(), config.triager.as_ref());
-        args.reviewer_cmd = configured(args.reviewer_cmd.as_ref(), config.reviewer.as_ref());
-        args.deny_paths = crate::config::merged(&args.deny_paths, &config.deny);
         let default_on =
             |v: &Option<(bool, crate::config::Source)>| v.as_ref().is_some_and(|(on, _)| *on);
         if args.input.is_none() && !args.no_apply && default_on(&config.apply) {
@@ -201,6 +198,20 @@ impl Settings {
         }
         if args.apply && !args.no_push && default_on(&config.push) {
             args.push = true;
+        }
+        let configured = |flag: Option<&String>, value| crate::config::or_configured(flag, value);
+        args.fixer_cmd = configured(args.fixer_cmd.as_ref(), config.fixer.as_ref());
+        // A plan runs no reviewer (whose job is to post a review) and no fixer; a judge only
+        // when the command line names one: a configured judge runs with --apply.
+        if args.apply {
+            args.triager_cmd = configured(args.triager_cmd.as_ref(), config.triager.as_ref());
+            args.reviewer_cmd = configured(args.reviewer_cmd.as_ref(), config.reviewer.as_ref());
+        } else if args.reviewer_cmd.is_some() {
+            plan_notes.push(
+                "[triage] step 2 — skip pre-review: a plan runs no reviewer (it would post a review); pass --apply to run it"
+                    .to_owned(),
+            );
+            args.reviewer_cmd = None;
         }
         let source = match args.input {
             None => Source::Live {
@@ -249,7 +260,9 @@ impl Settings {
                 .is_some_and(|c| !c.trim().is_empty()),
             ..FixSettings::default()
         };
-        fixes.denied_paths.extend(args.deny_paths);
+        fixes
+            .denied_paths
+            .extend(crate::config::merged(&args.deny_paths, &config.deny));
         if let Some(bad) = args
             .deferred
             .iter()
@@ -295,6 +308,7 @@ impl Settings {
                 .map(|c| (c, std::time::Duration::from_secs(args.fixer_timeout.max(1)))),
             json: args.json,
             summary_file: args.summary_file,
+            plan_notes,
             triage: TriageSettings {
                 automation,
                 ladder: if args.no_ladder {
@@ -427,6 +441,17 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         ));
         return Ok(());
     }
+    // The repository's own file, read at the PR's base commit through the API (never from the
+    // working tree, which is the pull request's content).
+    let repository = match &connection {
+        Some(conn) => crate::config::repository(&conn.client, &pr).await?,
+        None => crate::config::RepositoryLayer::default(),
+    };
+    settings
+        .triage
+        .fixes
+        .denied_paths
+        .extend(crate::config::Config::values(&repository.deny));
     let mut pre_review = "skip";
     match (&settings.source, &settings.reviewer, &connection) {
         (Source::Snapshot { .. }, _, _) => {
@@ -436,6 +461,11 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         }
         _ if settings.substep => {
             output::narrate("[triage] step 2 — skip pre-review as a sub-step: the caller runs it");
+        }
+        (_, None, _) if !settings.plan_notes.is_empty() => {
+            for note in &settings.plan_notes {
+                output::narrate(note);
+            }
         }
         (_, None, _) => {
             output::narrate("[triage] step 2 — skip pre-review: no reviewer command configured");
@@ -466,8 +496,15 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     let vcs = match &settings.source {
         Source::Snapshot { .. } => None,
         Source::Live { .. } => match GitVcs::open(&common::cwd()?) {
-            Ok(vcs) if settings.apply => Some(journaled(vcs, &pr)?),
-            Ok(vcs) => Some(vcs),
+            Ok(vcs) => {
+                let audit = crate::audit::Audit::new(Some(&vcs), &pr.repo, pr.number);
+                let vcs = vcs.with_audit(audit);
+                if settings.apply {
+                    Some(journaled(vcs, &pr)?)
+                } else {
+                    Some(vcs)
+                }
+            }
             Err(e) if settings.apply => {
                 return Err(CliError::Usage {
                     message: format!("--apply makes fixes in a local checkout of the PR: {e}"),
@@ -490,6 +527,14 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         settings.triage.fixes.checkout_at_head = Some(at_head);
         settings.triage.history = history;
     }
+    // What the gate knows of this PR: the repository's bot logins, the account the tool posts
+    // as, its own comments (ledger) and the threads it resolved (audit log).
+    settings.triage.automation = common::gate_for(
+        settings.triage.automation.clone(),
+        &repository,
+        &pr,
+        vcs.as_ref(),
+    )?;
 
     let stale = review_classify::stale_summaries(&pr, &settings.triage.automation);
     if !stale.is_empty() {
@@ -533,7 +578,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     let stop = Arc::new(AtomicBool::new(false));
     let report: Report = match (&connection, &vcs) {
         (Some(conn), Some(vcs)) if settings.apply => {
-            let host = conn.host(review_core::gate::DEFAULT_AUTOMATED_HEADER);
+            let host = conn.audited_host(review_core::gate::DEFAULT_AUTOMATED_HEADER, Some(vcs));
             let fixer = settings.fixer.as_ref().map(|(cmd, timeout)| {
                 CommandFixer::new(cmd.clone(), vcs.clone(), Arc::new(pr.clone()), *timeout)
             });
@@ -579,7 +624,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
             }
             if settings.push && !stop.load(Ordering::SeqCst) {
                 push_failure =
-                    push_and_resolve(vcs, conn, &pr.head_ref, &host, &mut report).await?;
+                    push_and_resolve(vcs, conn, &pr, &settings.triage, &host, &mut report).await?;
             }
             report
         }
@@ -845,14 +890,16 @@ fn offer_human_fixes(
     Ok(())
 }
 
-/// Pushes the fix commits waiting for a push, reads the PR again, and resolves the threads whose
-/// fixes are now on its head. Returns why the push failed, if it did (the report is still
-/// printed before the command fails).
+/// Pushes the fix commits waiting for a push to the PR's own branch (see
+/// [`GitVcs::push_to_pr`]), reads the PR again, and resolves the threads whose fixes are now on
+/// its head and that the tool may still act on. Returns why the push failed or was refused, if
+/// it was (the report is still printed before the command fails).
 async fn push_and_resolve(
     vcs: &GitVcs,
     conn: &github::Connection,
-    branch: &str,
-    host: &GitHubHost,
+    pr: &PullRequest,
+    triage: &TriageSettings,
+    host: &crate::audit::AuditedHost,
     report: &mut Report,
 ) -> Result<Option<String>, CliError> {
     let waiting: Vec<usize> = report
@@ -870,14 +917,20 @@ async fn push_and_resolve(
         message: format!("cannot read the local HEAD: {e}"),
         hint: None,
     })?;
+    let branch = &pr.head_ref;
     output::narrate(&format!(
         "[triage] push — pushing {} to {branch}",
         local.short()
     ));
-    let remote = match vcs.push_head(branch) {
+    let remote = match vcs.push_to_pr(
+        &conn.host_name,
+        pr.head_repo.as_ref(),
+        branch,
+        &pr.head_sha.0,
+    ) {
         Ok(remote) => remote,
         Err(e) => {
-            output::narrate(&format!("[triage] push — failed: {e}"));
+            output::narrate(&format!("[triage] push — refused or failed: {e}"));
             return Ok(Some(e.to_string()));
         }
     };
@@ -898,9 +951,26 @@ async fn push_and_resolve(
         .iter()
         .map(|&i| report.threads[i].id.clone())
         .collect();
+    // Minutes may have passed since the read the plan came from: read again just before.
+    let mut left = Vec::new();
+    let ids = execute::recheck(&after, triage, host, &ids, &mut |id, why, text| {
+        left.push((id.clone(), why, text));
+    })
+    .await;
+    for (id, _, text) in left {
+        if let Some(entry) = report.threads.iter_mut().find(|t| t.id == id) {
+            let short = entry
+                .commit
+                .as_ref()
+                .map_or_else(String::new, |c| c.short().to_owned());
+            entry.reason = format!("fixed in {short}, pushed; {text}");
+        }
+    }
     let results = host.resolve_threads(&ids).await;
-    for (&i, result) in waiting.iter().zip(results) {
-        let entry = &mut report.threads[i];
+    for (id, result) in ids.iter().zip(results) {
+        let Some(entry) = report.threads.iter_mut().find(|t| &t.id == id) else {
+            continue;
+        };
         let short = entry
             .commit
             .as_ref()
@@ -915,9 +985,10 @@ async fn push_and_resolve(
     Ok(None)
 }
 
-/// Fix commits of earlier runs, by the `Review-Thread:` trailer: those on the PR's head (landed)
-/// and those only in the local checkout on top of it (pending). The checkout counts as at the PR
-/// head when HEAD is the PR head, or the PR head plus only the tool's own fix commits.
+/// Fix commits of earlier runs, by the `Review-Thread:` trailer of their trailer block: those on
+/// the PR's head (landed, among the PR's own commits: `base..head`) and those only in the local
+/// checkout on top of it (pending). The checkout counts as at the PR head when HEAD is the PR
+/// head, or the PR head plus only the tool's own fix commits.
 fn fix_history(vcs: &GitVcs, pr: &PullRequest) -> Result<(FixHistory, bool), CliError> {
     let git_error = |e: crate::git::GitError| CliError::Other {
         message: format!("cannot read the local history: {e}"),
@@ -937,10 +1008,22 @@ fn fix_history(vcs: &GitVcs, pr: &PullRequest) -> Result<(FixHistory, bool), Cli
         message: format!("cannot read the local HEAD: {e}"),
         hint: Some("run inside a clone with a commit checked out".to_owned()),
     })?;
-    for (sha, threads) in vcs
-        .fix_commits(&["-n", "1000", pr_head])
-        .map_err(git_error)?
-    {
+    // The PR's own commits: from its base. A base the clone does not have leaves the last
+    // thousand commits of the head (said so).
+    let range = match pr.base_sha.as_ref().filter(|b| vcs.has_commit(&b.0)) {
+        Some(base) => vec![format!("{}..{pr_head}", base.0)],
+        None => {
+            if let Some(base) = &pr.base_sha {
+                output::narrate(&format!(
+                    "[triage] step 3 — the PR's base {} is not in the local repository: fix commits are looked for in the head's last 1000 commits; fetch the base to narrow that",
+                    base.short()
+                ));
+            }
+            vec!["-n".to_owned(), "1000".to_owned(), pr_head.to_owned()]
+        }
+    };
+    let range: Vec<&str> = range.iter().map(String::as_str).collect();
+    for (sha, threads) in vcs.fix_commits(&range).map_err(git_error)? {
         for thread in threads {
             history
                 .landed

@@ -119,10 +119,14 @@ pub(crate) struct Watcher {
     conn: Connection,
     probe: Probe,
     files: LoopFiles,
-    settings: WatchSettings,
+    base_settings: WatchSettings,
     automation: review_core::gate::AutomationSettings,
     pub(crate) full_every: i64,
     label: String,
+    /// The clone, for the ledger and the audit log the gate reads.
+    vcs: Option<crate::git::GitVcs>,
+    /// The repository's file, read at the base commit on the first full read.
+    repository: tokio::sync::OnceCell<crate::config::RepositoryLayer>,
 }
 
 impl Watcher {
@@ -133,6 +137,7 @@ impl Watcher {
         settings: WatchSettings,
         automation: review_core::gate::AutomationSettings,
         full_every: u64,
+        vcs: Option<crate::git::GitVcs>,
     ) -> Result<Self, CliError> {
         let probe = Probe::new(&conn.rest, &conn.token).map_err(|e| CliError::GitHub {
             message: e.to_string(),
@@ -145,9 +150,38 @@ impl Watcher {
             conn,
             probe,
             files,
-            settings,
+            base_settings: settings,
             automation,
+            vcs,
+            repository: tokio::sync::OnceCell::new(),
         })
+    }
+
+    /// The watch settings: the command line's and the user's, plus the bots the repository's
+    /// file expects (once it was read).
+    fn settings(&self) -> WatchSettings {
+        let mut settings = self.base_settings.clone();
+        if let Some(repository) = self.repository.get() {
+            for bot in crate::config::Config::values(&repository.expect_bots) {
+                let key = review_classify::bot_key_of_login(&bot);
+                if !settings.expected_bots.contains(&key) {
+                    settings.expected_bots.push(key);
+                }
+            }
+        }
+        settings
+    }
+
+    /// The gate's settings for a fresh read of the pull request.
+    pub(crate) async fn gate(
+        &self,
+        pr: &review_core::model::PullRequest,
+    ) -> Result<review_core::gate::AutomationSettings, CliError> {
+        let repository = self
+            .repository
+            .get_or_try_init(|| crate::config::repository(&self.conn.client, pr))
+            .await?;
+        common::gate_for(self.automation.clone(), repository, pr, self.vcs.as_ref())
     }
 
     /// The connection.
@@ -223,15 +257,10 @@ impl Watcher {
                 if let Some(o) = &probed {
                     events.extend(watch::apply_checks(&mut state, checks_from(&o.checks)));
                 }
-                events.extend(watch::settle(
-                    &mut state,
-                    &decisions,
-                    &self.settings,
-                    now,
-                    false,
-                ));
+                let settings = self.settings();
+                events.extend(watch::settle(&mut state, &decisions, &settings, now, false));
                 let confirm = !state.quiescent
-                    && watch::quiescence(&state, &decisions, &self.settings, now).holds();
+                    && watch::quiescence(&state, &decisions, &settings, now).holds();
                 if confirm {
                     // Quiescence is announced only on a full read.
                     let (s, e) = self
@@ -293,7 +322,8 @@ impl Watcher {
             .pull_request(&self.conn.repo, self.conn.number)
             .await
             .map_err(github::read_error)?;
-        let mut obs = review_classify::observe(&pr, &self.automation);
+        let automation = self.gate(&pr).await?;
+        let mut obs = review_classify::observe(&pr, &automation);
         if let Some(o) = probed {
             obs.checks = checks_from(&o.checks);
         }
@@ -301,7 +331,7 @@ impl Watcher {
             previous,
             obs,
             decisions,
-            &self.settings,
+            &self.settings(),
             &self.label,
             now,
         ))
@@ -356,6 +386,7 @@ pub async fn run(args: WatchArgs) -> Result<(), CliError> {
         ),
         automation,
         args.poll.full_every,
+        crate::git::GitVcs::open(&common::cwd()?).ok(),
     )?;
     let max_polls = if args.once {
         Some(1)

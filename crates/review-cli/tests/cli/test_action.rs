@@ -16,6 +16,9 @@ fn commit_all(dir: &Path, message: &str) {
     commit(dir, message);
 }
 
+/// The base commit of the pull request: its `.github/review.toml` is what the run reads.
+const BASE: &str = "0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c";
+
 /// A clone on the PR branch: the base branch `main` (on `origin`) says qa-bot is a bot; the PR
 /// head tries to set a command in the repository's file.
 fn clone_with_configs(env: &TestEnvironment) -> std::path::PathBuf {
@@ -113,8 +116,27 @@ fn run_action(
 
 async fn fake() -> FakeGitHub {
     let github = FakeGitHub::start().await;
+    // The base commit's file, which the run reads through the API: it names qa-bot (a User,
+    // whom no repository file can make automation) and deny-lists migrations/.
+    let repo = review_core::model::RepoId::parse("acme/widgets").unwrap();
+    github.set_file(
+        &repo,
+        BASE,
+        ".github/review.toml",
+        b"[automation]\naccounts = [\"qa-bot\"]\n\n[paths]\ndeny = [\"migrations/\"]\n",
+    );
     github.add_pull_request(
         PrBuilder::new()
+            .with_pr(|pr| pr.base_sha = Some(review_core::model::CommitId(BASE.to_owned())))
+            .thread(
+                "FIX",
+                "migrations/001.sql",
+                1,
+                &[(
+                    bot("coderabbitai"),
+                    "_⚠️ Potential issue_ | _🟠 Major_\n\n**Missing semicolon.**\n\n```suggestion\nCREATE TABLE t (id int);\n```\n",
+                )],
+            )
             .thread(
                 "QA",
                 "src/lib.rs",
@@ -170,8 +192,21 @@ async fn the_action_triages_with_the_base_branch_config_and_posts_nothing() {
             .as_bool()
             .unwrap()
     };
-    assert!(!human("QA"), "the base branch's file made qa-bot a bot");
+    assert!(
+        human("QA"),
+        "the base commit's file cannot make a person (qa-bot, a User) automation"
+    );
     assert!(human("MEI"));
+    let fix = report["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == "FIX")
+        .unwrap();
+    assert_eq!(
+        fix["deferred_because"], "deny_listed",
+        "the base commit's file was read: {fix}"
+    );
     assert!(github.mutations().is_empty(), "nothing posted by default");
     assert!(
         github

@@ -38,9 +38,23 @@ fn repository(env: &TestEnvironment) -> (String, std::path::PathBuf) {
     std::fs::write(work.join("notes.md"), "mine\n").unwrap();
     git(&work, &["add", "."]);
     commit(&work, "widgets");
+    // `origin` is the PR's repository on GitHub, which git reaches in the local bare remote.
     git(
         &work,
-        &["remote", "add", "origin", remote.to_str().unwrap()],
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://github.com/acme/widgets.git",
+        ],
+    );
+    git(
+        &work,
+        &[
+            "config",
+            &format!("url.{}.insteadOf", remote.to_str().unwrap()),
+            "https://github.com/acme/widgets.git",
+        ],
     );
     git(&work, &["push", "-q", "origin", "feature"]);
     std::fs::write(work.join("notes.md"), "my unsaved work\n").unwrap();
@@ -389,9 +403,18 @@ async fn the_pre_review_runs_first_and_then_only_after_code_changes() {
     let triage = |extra: &[&str]| {
         let mut args = vec!["--reviewer-cmd", reviewer.as_str()];
         args.extend_from_slice(extra);
-        // Plan only: the pre-review step runs with or without --apply.
+        // The pre-review runs only with --apply (a plan runs no reviewer); no fix is made here
+        // (src/ deny-listed), so the code changes only where the test changes it.
         let out = review_in(&work, &github)
-            .args(["triage", "1", "--repo", "acme/widgets"])
+            .args([
+                "triage",
+                "1",
+                "--repo",
+                "acme/widgets",
+                "--apply",
+                "--deny-path",
+                "src/",
+            ])
             .args(&args)
             .output()
             .unwrap();
@@ -465,6 +488,7 @@ async fn a_failing_reviewer_warns_and_triage_goes_on() {
             "1",
             "--repo",
             "acme/widgets",
+            "--apply",
             "--reviewer-cmd",
             "definitely-not-a-command-xyz",
         ])
@@ -870,7 +894,7 @@ async fn interactive_without_a_terminal_offers_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_fixer_edit_left_by_a_rejected_commit_is_recovered_by_the_next_run() {
+async fn a_fixer_edit_whose_commit_a_hook_rejects_is_undone_and_made_again_next_run() {
     let env = TestEnvironment::new();
     let (head, work) = repository(&env);
     let github = FakeGitHub::start().await;
@@ -884,23 +908,21 @@ async fn a_fixer_edit_left_by_a_rejected_commit_is_recovered_by_the_next_run() {
         .unwrap();
     let fixer = "sed -i 's/get().unwrap()/get()?/' src/lib.rs";
 
-    let out = apply_with(&env, &work, &github, &["--fixer-cmd", fixer]);
+    // Hooks run only when the user opts in.
+    let out = apply_with(&env, &work, &github, &["--run-hooks", "--fixer-cmd", fixer]);
     let report: Report = serde_json::from_str(&out.stdout).unwrap();
-    assert!(
-        entry(&report, "BUG").reason.contains("lint failed"),
-        "{:?}",
-        entry(&report, "BUG")
-    );
+    let reason = &entry(&report, "BUG").reason;
+    assert!(reason.contains("lint failed"), "{reason}");
+    assert!(reason.contains("its edit was undone"), "{reason}");
     assert_eq!(git_out(&work, &["rev-list", "--count", "HEAD"]), "1");
+    assert_eq!(
+        std::fs::read_to_string(work.join("src/lib.rs")).unwrap(),
+        LIB,
+        "the fixer's edit is not left for another commit to carry"
+    );
 
     std::fs::remove_file(&hook).unwrap();
     let out = apply_with(&env, &work, &github, &["--fixer-cmd", fixer]);
-    assert!(
-        out.stderr
-            .contains("an earlier run stopped before committing its edits of src/lib.rs"),
-        "{}",
-        out.stderr
-    );
     let report: Report = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(
         entry(&report, "BUG").outcome,

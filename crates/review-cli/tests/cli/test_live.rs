@@ -194,7 +194,7 @@ async fn resolve_refuses_a_human_thread_and_touches_nothing() {
     assert_eq!(out.code, 6, "{}", out.stderr);
     assert!(
         out.stderr
-            .contains("thread HUM has human participation (@mei)"),
+            .contains("thread HUM: human participation (@mei)"),
         "{}",
         out.stderr
     );

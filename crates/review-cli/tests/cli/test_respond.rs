@@ -166,21 +166,52 @@ async fn a_failed_reply_is_reported_and_its_thread_not_resolved() {
     );
 }
 
+/// A commit in the test's repository whose abbreviated id is all digits (about one in 27 is),
+/// made by committing until one comes.
+fn all_digit_commit(env: &TestEnvironment) -> String {
+    for n in 0..2_000 {
+        crate::common::commit(env.dir(), &format!("work {n}"));
+        let short = crate::common::git_out(env.dir(), &["rev-parse", "--short=7", "HEAD"]);
+        if short.bytes().all(|b| b.is_ascii_digit()) {
+            return short;
+        }
+    }
+    panic!("no all-digit short id in 2000 commits");
+}
+
 #[tokio::test(flavor = "multi_thread")]
-async fn a_reply_citing_an_unpushed_commit_waits() {
+async fn a_reply_citing_an_unpushed_commit_waits_even_when_its_id_is_all_digits() {
     let (env, github) = setup().await;
+    let sha = all_digit_commit(&env);
     env.write(
         "replies.json",
-        r#"[{"threadId": "A", "replyBody": "Fixed in 3f2a9c1 — handled the None case.", "resolve": true}]"#,
+        &format!(r#"[{{"threadId": "A", "replyBody": "Fixed in {sha} — handled the None case.", "resolve": true}}]"#),
     );
     let out = respond(&env, &github);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
-        out.stdout.contains("waiting  A: it cites 3f2a9c1"),
+        out.stdout.contains(&format!("waiting  A: it cites {sha}")),
         "{}",
         out.stdout
     );
-    assert!(github.mutations().is_empty());
+    assert!(
+        github.mutations().is_empty(),
+        "nothing posted before the push"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reply_citing_a_commit_nobody_knows_is_refused_before_anything_is_posted() {
+    let (env, github) = setup().await;
+    env.write(
+        "replies.json",
+        r#"[{"threadId": "B", "replyBody": "Out of scope.", "resolve": false},
+            {"threadId": "A", "replyBody": "Fixed in `3f2a9c1` — handled the None case.", "resolve": true}]"#,
+    );
+    let out = respond(&env, &github);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("A cites 3f2a9c1"), "{}", out.stderr);
+    assert!(github.mutations().is_empty(), "not even the other reply");
 }
 
 /// SIGKILL at many points of a run (before anything, mid-post with the reply applied but not

@@ -337,6 +337,8 @@ async fn secrets_the_token_appears_nowhere_on_any_command() {
         ]),
     );
     s.expect(0, &with_pr(&["followup", "--finish", "--no-browser"]));
+    s.expect(0, &with_pr(&["log"]));
+    s.expect(0, &with_pr(&["log", "--json"]));
     s.expect(0, &["config"]);
     s.expect(0, &["config", "--json"]);
     s.expect(0, &["schema", "report"]);

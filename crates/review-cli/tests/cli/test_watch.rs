@@ -422,7 +422,8 @@ async fn unanswered_findings_are_escalated_and_concurrent_decides_lose_nothing()
         "concurrent decides lose nothing"
     );
 
-    // A batch with one malformed answer and one missing: both escalated.
+    // A batch naming the last finding with nothing back, and an unknown one: the first is
+    // escalated, the second ignored.
     lp.poll();
     let left: Vec<String> = lp
         .state()
@@ -431,7 +432,10 @@ async fn unanswered_findings_are_escalated_and_concurrent_decides_lose_nothing()
         .map(|f| f.fingerprint.clone())
         .collect();
     assert_eq!(left.len(), 1);
-    lp.env.write("answers.json", r#"{"not-pending": "{}"}"#);
+    lp.env.write(
+        "answers.json",
+        &format!(r#"{{"not-pending": "{{}}", "{}": null}}"#, left[0]),
+    );
     let out = lp.run(&["decide", "--answers", "answers.json", "--json"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let recorded: Value = serde_json::from_str(&out.stdout).unwrap();
@@ -443,6 +447,59 @@ async fn unanswered_findings_are_escalated_and_concurrent_decides_lose_nothing()
         7,
         "one outcome per finding"
     );
+}
+
+/// A batch of answers records only the findings it names: a verdict recorded before for a
+/// finding the batch leaves out stays as it was (it used to be overwritten with an escalation).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_batch_of_answers_records_only_what_it_answers() {
+    let lp = Loop::start().await;
+    lp.github.update_pull_request(&repo(), 1, |pr| {
+        let mut t = PrBuilder::new()
+            .thread(
+                "B",
+                "src/other.rs",
+                3,
+                &[(bot("coderabbitai"), "**Another finding.** Details.")],
+            )
+            .build()
+            .threads
+            .remove(0);
+        t.comments[0].id.0 = "C-B".to_owned();
+        pr.threads.push(t);
+    });
+    lp.poll();
+    let pending = lp.state().pending;
+    let fp_of = |thread: &str| {
+        pending
+            .iter()
+            .find(|f| f.thread_id == thread)
+            .unwrap()
+            .fingerprint
+            .clone()
+    };
+    let (a, b) = (fp_of("A"), fp_of("B"));
+    lp.env.write("a.json", FALSE_POSITIVE);
+    assert_eq!(
+        lp.run(&["decide", "--finding", &a, "--answer", "a.json"])
+            .code,
+        0
+    );
+    // The watch state still lists A as pending (no poll since): the batch names only B.
+    lp.env
+        .write("answers.json", &format!(r#"{{"{b}": {FALSE_POSITIVE}}}"#));
+    let out = lp.run(&["decide", "--answers", "answers.json", "--json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let recorded: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(recorded.as_array().unwrap().len(), 1, "{recorded}");
+    let d = lp.decisions();
+    assert_eq!(
+        d.seen[&a].verdict,
+        Verdict::FalsePositive,
+        "A's verdict kept"
+    );
+    assert!(!d.is_escalated(&a));
+    assert_eq!(d.seen[&b].verdict, Verdict::FalsePositive);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -485,7 +542,8 @@ async fn a_round_is_one_commit_of_the_fixed_files_only_and_its_replies_cite_it()
         )
         .unwrap();
     }
-    let out = lp.run(&["commit-round"]);
+    // (Hooks run only when the user opts in.)
+    let out = lp.run(&["commit-round", "--run-hooks"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("refused"), "{}", out.stderr);
     assert_eq!(commits(), "1");

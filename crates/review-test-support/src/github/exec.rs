@@ -15,7 +15,9 @@ use super::document::{
     Directive, Document, Field, OpKind, Operation, Pos, Selection, TypeRef, Value,
 };
 use super::schema::{self, Kind};
-use super::state::{self, POINTS_PER_HOUR, PrEntry, State};
+use super::state::{
+    self, BLOB_TEXT_LIMIT, FakeFile, GitObject, POINTS_PER_HOUR, PrEntry, State, TreeEntry,
+};
 use crate::Mutation;
 
 /// GitHub's limit on a comment body, in characters.
@@ -593,6 +595,12 @@ enum Obj<'a> {
     Actor(&'a str, &'static str),
     Owner(&'a str),
     Commit(&'a str),
+    /// A directory of a commit's tree: its entries.
+    Tree(Vec<TreeEntry>),
+    TreeEntry(TreeEntry),
+    Blob(&'a FakeFile),
+    /// A repository the fake holds no pull requests for (a fork's head repository).
+    ForeignRepo(review_core::model::RepoId),
     Ref(&'a str),
     /// An edge of a connection, holding its node.
     Edge(Box<Self>),
@@ -630,6 +638,10 @@ impl Obj<'_> {
             Self::Actor(_, ty) => ty,
             Self::Owner(_) => "User",
             Self::Commit(_) => "Commit",
+            Self::Tree(_) => "Tree",
+            Self::TreeEntry(_) => "TreeEntry",
+            Self::Blob(_) => "Blob",
+            Self::ForeignRepo(_) => "Repository",
             Self::Ref(_) => "Ref",
             Self::Rollup(..) => "StatusCheckRollup",
             Self::Edge(_) => "IssueCommentEdge",
@@ -1041,6 +1053,53 @@ impl<'a> Exec<'a> {
             (Obj::Repo(r, _), "url") => leaf(format!("https://github.com/{r}")),
             (Obj::Repo(r, _), "owner") => Ok(Out::Obj(Obj::Owner(&r.owner))),
             (Obj::Repo(_, b), "defaultBranchRef") => Ok(Out::Obj(Obj::Ref(b))),
+            (Obj::Repo(r, _), "object") => {
+                let expression = args.get("expression").and_then(Json::as_str).unwrap_or("");
+                Ok(match expression.split_once(':') {
+                    Some((commit, path)) => match st.git_object(r, commit, path) {
+                        Some(GitObject::Blob(file)) => Out::Obj(Obj::Blob(file)),
+                        Some(GitObject::Tree(entries)) => Out::Obj(Obj::Tree(entries)),
+                        None => Out::Null,
+                    },
+                    None => Out::Null,
+                })
+            }
+            (Obj::ForeignRepo(r), field) => match field {
+                "id" => leaf(format!("R_fake_{}_{}", r.owner, r.name)),
+                "name" => leaf(r.name.clone()),
+                "nameWithOwner" => leaf(r.to_string()),
+                "url" => leaf(format!("https://github.com/{r}")),
+                _ => Err(unserved(obj, field)),
+            },
+            (Obj::Tree(entries), field) => match field {
+                "id" | "oid" => leaf("f".repeat(40)),
+                "entries" => Ok(Out::List(
+                    entries
+                        .iter()
+                        .cloned()
+                        .map(|e| Out::Obj(Obj::TreeEntry(e)))
+                        .collect(),
+                )),
+                _ => Err(unserved(obj, field)),
+            },
+            (Obj::TreeEntry(e), field) => match field {
+                "name" => leaf(e.name.clone()),
+                "mode" => leaf(e.mode),
+                "type" => leaf(e.kind),
+                "size" => leaf(e.size),
+                _ => Err(unserved(obj, field)),
+            },
+            (Obj::Blob(file), field) => match field {
+                "id" | "oid" => leaf("b".repeat(40)),
+                "byteSize" => leaf(file.bytes.len()),
+                "isBinary" => leaf(std::str::from_utf8(&file.bytes).is_err()),
+                "isTruncated" => leaf(file.bytes.len() > BLOB_TEXT_LIMIT),
+                "text" => opt(std::str::from_utf8(&file.bytes)
+                    .ok()
+                    .filter(|_| file.bytes.len() <= BLOB_TEXT_LIMIT)
+                    .map(str::to_owned)),
+                _ => Err(unserved(obj, field)),
+            },
             (Obj::Repo(r, _), "pullRequest") => {
                 let number = args.get("number").and_then(Json::as_u64).unwrap_or(0);
                 match st.pr(r, number) {
@@ -1224,8 +1283,21 @@ impl<'a> Exec<'a> {
             "headRefName" => leaf(pr.head_ref.clone()),
             "headRefOid" => leaf(pr.head_sha.0.clone()),
             "baseRefName" => leaf(pr.base_ref.clone()),
+            "baseRefOid" => leaf(
+                pr.base_sha
+                    .as_ref()
+                    .map_or_else(|| "0".repeat(40), |c| c.0.clone()),
+            ),
             "author" => Ok(actor(pr.author.as_ref())),
             "headRepositoryOwner" => Ok(Out::Obj(Obj::Owner(&e.head_owner))),
+            "headRepository" => {
+                let head = e.head_repo();
+                Ok(match self.st.repos.get_key_value(&head) {
+                    Some((r, b)) => Out::Obj(Obj::Repo(r, b)),
+                    None => Out::Obj(Obj::ForeignRepo(head)),
+                })
+            }
+            "isCrossRepository" => leaf(e.head_repo() != pr.repo),
             "statusCheckRollup" => Ok(pr.checks.map_or(Out::Null, |c| {
                 Out::Obj(Obj::Rollup(
                     &pr.head_sha.0,

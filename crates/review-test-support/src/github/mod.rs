@@ -404,6 +404,31 @@ impl FakeGitHub {
         });
     }
 
+    /// Puts a regular file with `contents` at `path` of `commit` in `repo`, for
+    /// `Repository.object(expression: "COMMIT:PATH")` to serve.
+    pub fn set_file(&self, repo: &RepoId, commit: &str, path: &str, contents: &[u8]) {
+        self.put_file(repo, commit, path, contents, 0o100_644);
+    }
+
+    /// Puts a symbolic link at `path` of `commit` in `repo`, pointing at `target`.
+    pub fn set_symlink(&self, repo: &RepoId, commit: &str, path: &str, target: &str) {
+        self.put_file(repo, commit, path, target.as_bytes(), 0o120_000);
+    }
+
+    fn put_file(&self, repo: &RepoId, commit: &str, path: &str, contents: &[u8], mode: u32) {
+        self.state()
+            .files
+            .entry((repo.clone(), commit.to_owned()))
+            .or_default()
+            .insert(
+                path.to_owned(),
+                state::FakeFile {
+                    bytes: contents.to_vec(),
+                    mode,
+                },
+            );
+    }
+
     /// Sets the login the token belongs to: replies are posted as this user (typed `User`), and
     /// pending reviews are visible to it only.
     pub fn set_viewer(&self, login: &str) {

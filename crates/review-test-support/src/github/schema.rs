@@ -105,6 +105,11 @@ const REPOSITORY: &[FieldDef] = &[
     f("url", "URI!"),
     f("owner", "RepositoryOwner!"),
     f("defaultBranchRef", "Ref"),
+    fa(
+        "object",
+        "GitObject",
+        &[("expression", "String"), ("oid", "GitObjectID")],
+    ),
     fa("pullRequest", "PullRequest", &[("number", "Int!")]),
     fa(
         "pullRequests",
@@ -132,8 +137,11 @@ const PULL_REQUEST: &[FieldDef] = &[
     f("headRefName", "String!"),
     f("headRefOid", "GitObjectID!"),
     f("baseRefName", "String!"),
+    f("baseRefOid", "GitObjectID!"),
     f("author", "Actor"),
     f("headRepositoryOwner", "RepositoryOwner"),
+    f("headRepository", "Repository"),
+    f("isCrossRepository", "Boolean!"),
     f("statusCheckRollup", "StatusCheckRollup"),
     f("repository", "Repository!"),
     fa("reviewThreads", "PullRequestReviewThreadConnection!", PAGE),
@@ -209,6 +217,26 @@ const NODE: &[FieldDef] = &[f("id", "ID!")];
 const MINIMIZABLE: &[FieldDef] = &[f("isMinimized", "Boolean!"), f("minimizedReason", "String")];
 
 const COMMIT: &[FieldDef] = &[f("oid", "GitObjectID!")];
+const GIT_OBJECT: &[FieldDef] = &[f("id", "ID!"), f("oid", "GitObjectID!")];
+const TREE: &[FieldDef] = &[
+    f("id", "ID!"),
+    f("oid", "GitObjectID!"),
+    f("entries", "[TreeEntry!]"),
+];
+const TREE_ENTRY: &[FieldDef] = &[
+    f("name", "String!"),
+    f("mode", "Int!"),
+    f("type", "String!"),
+    f("size", "Int!"),
+];
+const BLOB: &[FieldDef] = &[
+    f("id", "ID!"),
+    f("oid", "GitObjectID!"),
+    f("byteSize", "Int!"),
+    f("isBinary", "Boolean"),
+    f("isTruncated", "Boolean!"),
+    f("text", "String"),
+];
 const REF: &[FieldDef] = &[f("name", "String!"), f("prefix", "String!")];
 
 const PAGE_INFO: &[FieldDef] = &[
@@ -294,6 +322,10 @@ pub(crate) fn kind(name: &str) -> Option<Kind> {
         "IssueComment" => Object(ISSUE_COMMENT),
         "User" | "Bot" | "Organization" | "Mannequin" | "EnterpriseUserAccount" => Object(ACTOR),
         "Commit" => Object(COMMIT),
+        "Tree" => Object(TREE),
+        "TreeEntry" => Object(TREE_ENTRY),
+        "Blob" => Object(BLOB),
+        "GitObject" => Interface(GIT_OBJECT),
         "Ref" => Object(REF),
         "StatusCheckRollup" => Object(ROLLUP),
         "PageInfo" => Object(PAGE_INFO),
@@ -371,6 +403,7 @@ pub(crate) fn matches(object: &str, condition: &str) -> bool {
             "Actor" => ACTOR_TYPES.contains(&object),
             "RepositoryOwner" => matches!(object, "User" | "Organization"),
             "Minimizable" => matches!(object, "IssueComment" | "PullRequestReviewComment"),
+            "GitObject" => matches!(object, "Commit" | "Tree" | "Blob"),
             _ => false,
         }
 }

@@ -36,6 +36,48 @@ pub(crate) struct PrEntry {
     pub revision: u64,
 }
 
+impl PrEntry {
+    /// The repository the PR's branch lives in: the model's, else the head owner's namesake.
+    pub fn head_repo(&self) -> RepoId {
+        match &self.pr.head_repo {
+            Some(h) => h.repo.clone(),
+            None => RepoId {
+                owner: self.head_owner.clone(),
+                name: self.pr.repo.name.clone(),
+            },
+        }
+    }
+}
+
+/// The most of a blob's content GitHub returns as `text` in the fake (larger ones are
+/// truncated: `text` null, `isTruncated` true).
+pub(crate) const BLOB_TEXT_LIMIT: usize = 512 * 1024;
+
+/// A file in a commit's tree.
+#[derive(Debug, Clone)]
+pub(crate) struct FakeFile {
+    pub bytes: Vec<u8>,
+    /// The git mode: `0o100644` a regular file, `0o120000` a symbolic link (its bytes are the
+    /// target).
+    pub mode: u32,
+}
+
+/// An entry of a directory, as `Tree.entries` lists it.
+#[derive(Debug, Clone)]
+pub(crate) struct TreeEntry {
+    pub name: String,
+    pub mode: u32,
+    pub kind: &'static str,
+    pub size: usize,
+}
+
+/// What `Repository.object(expression: "COMMIT:PATH")` finds.
+#[derive(Debug)]
+pub(crate) enum GitObject<'a> {
+    Blob(&'a FakeFile),
+    Tree(Vec<TreeEntry>),
+}
+
 /// All the fake's state, behind one mutex.
 #[derive(Debug)]
 pub(crate) struct State {
@@ -62,6 +104,8 @@ pub(crate) struct State {
     pub checks: BTreeMap<(RepoId, String), Vec<FakeCheck>>,
     /// Every REST request received, in order.
     pub rest: Vec<RestRecorded>,
+    /// Files by repository and commit, then path: what `Repository.object` serves.
+    pub files: BTreeMap<(RepoId, String), BTreeMap<String, FakeFile>>,
 }
 
 impl State {
@@ -81,7 +125,46 @@ impl State {
             clock: 0,
             checks: BTreeMap::new(),
             rest: Vec::new(),
+            files: BTreeMap::new(),
         }
+    }
+
+    /// The blob or tree at `path` of `commit` in `repo` (an empty path is the root).
+    pub fn git_object(&self, repo: &RepoId, commit: &str, path: &str) -> Option<GitObject<'_>> {
+        let files = self.files.get(&(repo.clone(), commit.to_owned()))?;
+        let path = path.trim_matches('/');
+        if let Some(file) = files.get(path) {
+            return Some(GitObject::Blob(file));
+        }
+        let prefix = if path.is_empty() {
+            String::new()
+        } else {
+            format!("{path}/")
+        };
+        let mut entries: Vec<TreeEntry> = Vec::new();
+        for (p, file) in files {
+            let Some(rest) = p.strip_prefix(&prefix) else {
+                continue;
+            };
+            let entry = match rest.split_once('/') {
+                Some((dir, _)) => TreeEntry {
+                    name: dir.to_owned(),
+                    mode: 0o040_000,
+                    kind: "tree",
+                    size: 0,
+                },
+                None => TreeEntry {
+                    name: rest.to_owned(),
+                    mode: file.mode,
+                    kind: "blob",
+                    size: file.bytes.len(),
+                },
+            };
+            if !entries.iter().any(|e| e.name == entry.name) {
+                entries.push(entry);
+            }
+        }
+        (!entries.is_empty()).then_some(GitObject::Tree(entries))
     }
 
     /// The repository `owner/name` and its default branch; like GitHub, the names match

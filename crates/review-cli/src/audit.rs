@@ -1,0 +1,244 @@
+//! The audit log: every mutation the tool makes (resolve, unresolve, reply, comment, minimize,
+//! commit, push), appended as one JSON line to `review/audit-OWNER-NAME-N.jsonl` under the git
+//! common directory, with the run's id, and shown by `review log`. Append-only: a line is
+//! written in one `write` to a file opened for appending, never rewritten.
+//!
+//! The log also tells the gate which threads the tool resolved: GitHub does not record who
+//! reopens a thread, so one the tool resolved that is open again was reopened by a person.
+
+use std::collections::BTreeSet;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use async_trait::async_trait;
+use review_core::model::{CommentId, RepoId, ThreadId};
+use review_core::ports::{HostError, MinimizeReason, PostedComment, ReviewHost};
+use review_github::adapter::GitHubHost;
+use serde::{Deserialize, Serialize};
+
+use crate::git::GitVcs;
+use crate::output;
+
+/// One line of the log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Entry {
+    /// When, RFC 3339 UTC.
+    pub time: String,
+    /// The run that made it (random per process).
+    pub run: String,
+    /// The command that ran (`triage`, `respond`, ...).
+    pub command: String,
+    /// `resolve`, `unresolve`, `reply`, `comment`, `minimize`, `commit` or `push`.
+    pub action: String,
+    /// What it acted on: a thread, comment or pull request id, a commit, a branch.
+    pub target: String,
+    /// `ok`, `failed`, or `uncertain` (it may have happened: GitHub's answer was lost).
+    pub outcome: String,
+    /// More: a link, the reason of a failure, the commit's files.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+}
+
+/// The run's id: 8 random bytes as hex, drawn once.
+pub fn run_id() -> &'static str {
+    static RUN: OnceLock<String> = OnceLock::new();
+    RUN.get_or_init(|| {
+        crate::command::random_marker()
+            .map(|hex| hex.chars().take(16).collect())
+            .unwrap_or_else(|_| format!("pid{}", std::process::id()))
+    })
+}
+
+/// The command this process runs, for the log (`triage`, `respond`, ...).
+pub fn set_command(name: &str) {
+    let _ = COMMAND.set(name.to_owned());
+}
+
+static COMMAND: OnceLock<String> = OnceLock::new();
+
+fn now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    review_core::time::format_utc(secs)
+}
+
+/// The log of one pull request.
+#[derive(Debug, Clone)]
+pub struct Audit {
+    path: Option<PathBuf>,
+}
+
+/// The log file of `repo#number` in `vcs`'s repository.
+pub fn path(vcs: &GitVcs, repo: &RepoId, number: u64) -> Option<PathBuf> {
+    crate::state::pr_file_for(vcs, "audit", repo, number)
+        .ok()
+        .map(|p| p.with_extension("jsonl"))
+}
+
+impl Audit {
+    /// The log of `repo#number`, kept in `vcs`'s repository; without one, nothing is kept (a
+    /// command run outside a clone).
+    pub fn new(vcs: Option<&GitVcs>, repo: &RepoId, number: u64) -> Self {
+        Self {
+            path: vcs.and_then(|v| path(v, repo, number)),
+        }
+    }
+
+    /// Appends one entry. A log that cannot be written is a warning: the mutation happened.
+    pub fn record(&self, action: &str, target: &str, outcome: &str, detail: &str) {
+        let Some(path) = &self.path else {
+            return;
+        };
+        let entry = Entry {
+            time: now(),
+            run: run_id().to_owned(),
+            command: COMMAND.get().cloned().unwrap_or_default(),
+            action: action.to_owned(),
+            target: target.to_owned(),
+            outcome: outcome.to_owned(),
+            detail: detail.replace(['\n', '\r'], " "),
+        };
+        let written = serde_json::to_string(&entry)
+            .map_err(std::io::Error::other)
+            .and_then(|mut line| {
+                line.push('\n');
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir)?;
+                }
+                let mut file = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)?;
+                file.write_all(line.as_bytes())?;
+                file.sync_data()
+            });
+        if let Err(e) = written {
+            output::narrate(&format!(
+                "[review] warning: cannot write the audit log {}: {e}",
+                path.display()
+            ));
+        }
+    }
+
+    /// Records the outcome of a host mutation.
+    fn host<T>(&self, action: &str, target: &str, result: &Result<T, HostError>, detail: &str) {
+        match result {
+            Ok(_) => self.record(action, target, "ok", detail),
+            Err(HostError::Unavailable { message, .. })
+                if message.contains("may have been posted") || message.contains("may not have") =>
+            {
+                self.record(action, target, "uncertain", message);
+            }
+            Err(e) => self.record(action, target, "failed", &e.to_string()),
+        }
+    }
+}
+
+/// Every entry of `repo#number`'s log, oldest first; lines that do not parse are skipped.
+pub fn entries(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<Vec<Entry>, std::io::Error> {
+    let Some(path) = path(vcs, repo, number) else {
+        return Ok(Vec::new());
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The threads the tool resolved and did not reopen itself, from the log.
+pub fn resolved_threads(vcs: &GitVcs, repo: &RepoId, number: u64) -> BTreeSet<ThreadId> {
+    let mut resolved = BTreeSet::new();
+    for e in entries(vcs, repo, number).unwrap_or_default() {
+        if e.outcome != "ok" {
+            continue;
+        }
+        match e.action.as_str() {
+            "resolve" => {
+                resolved.insert(ThreadId(e.target));
+            }
+            "unresolve" => {
+                resolved.remove(&ThreadId(e.target));
+            }
+            _ => {}
+        }
+    }
+    resolved
+}
+
+/// The review host with every mutation recorded in the audit log.
+#[derive(Debug)]
+pub struct AuditedHost {
+    inner: GitHubHost,
+    audit: Audit,
+}
+
+impl AuditedHost {
+    /// `inner`, recording into `audit`.
+    pub fn new(inner: GitHubHost, audit: Audit) -> Self {
+        Self { inner, audit }
+    }
+
+    /// [`GitHubHost::reply_in_own_words`], recorded.
+    pub async fn reply_in_own_words(
+        &self,
+        thread: &ThreadId,
+        body: &str,
+    ) -> Result<PostedComment, HostError> {
+        let result = self.inner.reply_in_own_words(thread, body).await;
+        let url = result.as_ref().map(|p| p.url.clone()).unwrap_or_default();
+        self.audit.host("reply", &thread.0, &result, &url);
+        result
+    }
+}
+
+#[async_trait]
+impl ReviewHost for AuditedHost {
+    async fn pull_request(
+        &self,
+        repo: &RepoId,
+        number: u64,
+    ) -> Result<review_core::model::PullRequest, HostError> {
+        self.inner.pull_request(repo, number).await
+    }
+
+    async fn resolve_threads(&self, threads: &[ThreadId]) -> Vec<Result<(), HostError>> {
+        let results = self.inner.resolve_threads(threads).await;
+        for (id, r) in threads.iter().zip(&results) {
+            self.audit.host("resolve", &id.0, r, "");
+        }
+        results
+    }
+
+    async fn unresolve_thread(&self, thread: &ThreadId) -> Result<(), HostError> {
+        let result = self.inner.unresolve_thread(thread).await;
+        self.audit.host("unresolve", &thread.0, &result, "");
+        result
+    }
+
+    async fn reply(&self, thread: &ThreadId, body: &str) -> Result<PostedComment, HostError> {
+        let result = self.inner.reply(thread, body).await;
+        let url = result.as_ref().map(|p| p.url.clone()).unwrap_or_default();
+        self.audit.host("reply", &thread.0, &result, &url);
+        result
+    }
+
+    async fn comment(&self, subject: &str, body: &str) -> Result<PostedComment, HostError> {
+        let result = self.inner.comment(subject, body).await;
+        let url = result.as_ref().map(|p| p.url.clone()).unwrap_or_default();
+        self.audit.host("comment", subject, &result, &url);
+        result
+    }
+
+    async fn minimize(&self, comment: &CommentId, reason: MinimizeReason) -> Result<(), HostError> {
+        let result = self.inner.minimize(comment, reason).await;
+        self.audit
+            .host("minimize", &comment.0, &result, &format!("{reason:?}"));
+        result
+    }
+}
