@@ -1,9 +1,12 @@
 //! The files the tool keeps: where they live, and how they are read and written.
 //!
 //! Per pull request, under the repository's git common directory (shared by worktrees):
-//! `review/KIND-OWNER-NAME-N.json`. Every write goes through a temporary file in the same
-//! directory and a rename, so a reader never sees half a file and an interrupted run leaves the
-//! previous one. A file that does not parse is reported, never overwritten.
+//! `review/KIND-OWNER-NAME-N.json`.
+//!
+//! Every write goes through a temporary file in the same directory, flushed to disk, and a
+//! rename, after which the directory is flushed too: a reader never sees half a file, and an
+//! interrupted run or a power cut leaves the previous file or the new one. A file that does not
+//! parse is reported, never overwritten.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -33,6 +36,12 @@ pub fn pr_file_for(
         .join(format!("{kind}-{}-{}-{number}.json", repo.owner, repo.name)))
 }
 
+fn lock_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
 /// Holds an exclusive lock on `path` (through `path.lock` beside it) while `f` runs, so
 /// read-modify-write cycles of several processes on one file never lose an update. Blocks
 /// until the lock is free; the lock goes with the process if it dies.
@@ -41,15 +50,13 @@ pub fn locked<T, E: From<io::Error>>(
     f: impl FnOnce() -> Result<T, E>,
 ) -> Result<T, E> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
+        create_dirs(dir)?;
     }
-    let mut name = path.as_os_str().to_owned();
-    name.push(".lock");
     let lock = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
-        .open(PathBuf::from(name))?;
+        .open(lock_path(path))?;
     lock.lock()?;
     let result = f();
     drop(lock);
@@ -100,16 +107,19 @@ pub fn load<T: DeserializeOwned + Default>(path: &Path) -> Result<T, LoadError> 
     }
 }
 
-/// Writes `value` as pretty JSON, atomically, creating the directory if needed.
+/// Writes `value` as pretty JSON, atomically and durably ([`write_atomically`]), creating the
+/// directory if needed.
 pub fn save<T: Serialize>(path: &Path, value: &T) -> io::Result<()> {
     let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
+    if let Some(dir) = path.parent() {
+        create_dirs(dir)?;
     }
     write_atomically(path, &text)
 }
 
-/// Writes `text` to `path` through a temporary file in the same directory and a rename.
+/// Writes `text` to `path` through a temporary file in the same directory, flushed to disk
+/// before it is renamed over `path`; the directory is flushed after the rename, so the new
+/// name survives a power cut. A failure leaves no temporary file behind.
 pub fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
     let dir = path
         .parent()
@@ -123,15 +133,179 @@ pub fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
+    let written = (|| {
+        use std::io::Write as _;
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(text.as_bytes())?;
+        sync_file(&file, &tmp)?;
+        drop(file);
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
-    })
+        return Err(e);
+    }
+    sync_dir(dir)
 }
+
+/// Creates `dir` and its missing parents, flushing each parent a directory was created in.
+fn create_dirs(dir: &Path) -> io::Result<()> {
+    if dir.as_os_str().is_empty() || dir.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent() {
+        create_dirs(parent)?;
+    }
+    match std::fs::create_dir(dir) {
+        Ok(()) => {}
+        // Another process made it meanwhile.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => return Ok(()),
+        Err(e) => return Err(e),
+    }
+    match dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => sync_dir(parent),
+        None => sync_dir(Path::new(".")),
+    }
+}
+
+/// Flushes a file's content to disk.
+fn sync_file(file: &std::fs::File, path: &Path) -> io::Result<()> {
+    file.sync_all()?;
+    record_sync(Synced::File, path);
+    Ok(())
+}
+
+/// Flushes a directory's entries (names created, renamed or removed in it) to disk, where the
+/// system can: elsewhere (no directory handles, a file system that refuses) the rename's own
+/// guarantees are all there is.
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        let synced = std::fs::File::open(dir).and_then(|d| d.sync_all());
+        match synced {
+            Ok(()) => record_sync(Synced::Dir, dir),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::InvalidInput
+                        | io::ErrorKind::Unsupported
+                        | io::ErrorKind::PermissionDenied
+                ) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+/// What was flushed, as the tests see it.
+#[cfg_attr(not(test), allow(dead_code, reason = "only the tests look"))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Synced {
+    File,
+    Dir,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Every flush made on this thread, in order.
+    static SYNCS: std::cell::RefCell<Vec<(Synced, PathBuf)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+#[cfg(test)]
+fn record_sync(what: Synced, path: &Path) {
+    SYNCS.with(|s| s.borrow_mut().push((what, path.to_path_buf())));
+}
+
+#[cfg(not(test))]
+fn record_sync(_: Synced, _: &Path) {}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every file under `dir`, relative to it.
+    fn files_under(dir: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut todo = vec![dir.to_path_buf()];
+        while let Some(d) = todo.pop() {
+            for entry in std::fs::read_dir(&d).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    todo.push(path);
+                } else {
+                    let rel = path.strip_prefix(dir).unwrap();
+                    out.push(rel.to_string_lossy().into_owned());
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_save_flushes_the_file_before_its_rename_and_the_directory_after() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("review/pulls/acme/state.json");
+        SYNCS.with(|s| s.borrow_mut().clear());
+        save(&path, &vec!["kept".to_owned()]).unwrap();
+        let syncs = SYNCS.with(|s| s.borrow().clone());
+        let parent = path.parent().unwrap();
+        let file_at = syncs
+            .iter()
+            .position(|(what, p)| {
+                *what == Synced::File
+                    && p.parent() == Some(parent)
+                    && p.file_name().unwrap().to_string_lossy().ends_with(".tmp")
+            })
+            .unwrap_or_else(|| panic!("the temporary file is flushed: {syncs:?}"));
+        assert!(
+            syncs[file_at + 1..]
+                .iter()
+                .any(|(what, p)| *what == Synced::Dir && p == parent),
+            "the directory is flushed after the rename: {syncs:?}"
+        );
+        for created in ["review", "review/pulls", "review/pulls/acme"] {
+            let made = dir.path().join(created);
+            assert!(
+                syncs[..file_at]
+                    .iter()
+                    .any(|(what, p)| *what == Synced::Dir && Some(p.as_path()) == made.parent()),
+                "the directory {created} was created durably: {syncs:?}"
+            );
+        }
+        assert_eq!(load::<Vec<String>>(&path).unwrap(), vec!["kept".to_owned()]);
+        assert_eq!(
+            files_under(dir.path()),
+            vec!["review/pulls/acme/state.json".to_owned()],
+            "no temporary file left"
+        );
+
+        // An update goes through the same write.
+        SYNCS.with(|s| s.borrow_mut().clear());
+        update(&path, |v: &mut Vec<String>| v.push("more".to_owned())).unwrap();
+        let syncs = SYNCS.with(|s| s.borrow().clone());
+        assert!(
+            syncs.iter().any(|(what, _)| *what == Synced::File),
+            "{syncs:?}"
+        );
+        assert_eq!(
+            syncs.last().map(|(what, p)| (*what, p.as_path())),
+            Some((Synced::Dir, parent))
+        );
+        assert_eq!(load::<Vec<String>>(&path).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_failed_write_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        // The target is a directory: the rename fails.
+        let path = dir.path().join("taken");
+        std::fs::create_dir_all(path.join("inside")).unwrap();
+        assert!(write_atomically(&path, "x").is_err());
+        assert_eq!(files_under(dir.path()), Vec::<String>::new());
+    }
 
     #[test]
     fn round_trip_missing_and_corrupt() {
