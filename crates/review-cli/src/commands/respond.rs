@@ -151,8 +151,18 @@ fn unpushed_citation(vcs: Option<&GitVcs>, pr: &PullRequest, body: &str) -> Opti
     })
 }
 
-fn ledger_path(vcs: Option<&GitVcs>, pr: &PullRequest) -> Option<PathBuf> {
-    crate::state::pr_file(vcs?, "ledger", pr).ok()
+/// The ledger's path when the current directory is in a clone. A ledger an earlier release
+/// kept that cannot be moved to its place is an error: a reply it records could go out again.
+fn ledger_path(vcs: Option<&GitVcs>, pr: &PullRequest) -> Result<Option<PathBuf>, CliError> {
+    let Some(vcs) = vcs else {
+        return Ok(None);
+    };
+    crate::state::pr_file(vcs, "ledger", pr)
+        .map(Some)
+        .map_err(|e| CliError::Other {
+            message: format!("cannot open the reply ledger: {e}"),
+            hint: Some(e.hint()),
+        })
 }
 
 fn load_ledger(path: Option<&Path>) -> Result<Ledger, CliError> {
@@ -181,8 +191,9 @@ fn save_ledger(path: Option<&Path>, ledger: &Ledger) -> Result<(), CliError> {
 
 /// The loop's files, when the current directory is in a clone: the decisions respond keeps up
 /// to date, and the watcher's reposts.
-fn loop_files(vcs: Option<&GitVcs>, pr: &PullRequest) -> Option<LoopFiles> {
-    LoopFiles::new(vcs?, &pr.repo, pr.number).ok()
+fn loop_files(vcs: Option<&GitVcs>, pr: &PullRequest) -> Result<Option<LoopFiles>, CliError> {
+    vcs.map(|v| LoopFiles::new(v, &pr.repo, pr.number))
+        .transpose()
 }
 
 /// Marks decided findings whose reply state is unknown (files written before `replied`
@@ -347,7 +358,7 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
     let (conn, pr) =
         common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[respond]").await?;
     let vcs = GitVcs::open(&common::cwd()?).ok();
-    let files = loop_files(vcs.as_ref(), &pr);
+    let files = loop_files(vcs.as_ref(), &pr)?;
     if let Some(files) = &files {
         reconcile(files, &pr)?;
     }
@@ -407,7 +418,7 @@ pub(crate) async fn post_replies(
         Some(f) => f.load_decisions()?,
         None => decisions::Decisions::default(),
     };
-    let ledger_file = ledger_path(vcs, pr);
+    let ledger_file = ledger_path(vcs, pr)?;
     let mut ledger = load_ledger(ledger_file.as_deref())?;
     let host = conn.host(&automation.header);
 
