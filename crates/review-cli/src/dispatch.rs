@@ -52,21 +52,22 @@ pub enum TaskEvent<'a> {
     Finished(usize, &'a TaskOutcome),
 }
 
-/// Runs every task; returns one outcome per task, in order. `record` hears each task start
-/// (one after another only) and finish, so a run killed half-way can be picked up.
+/// Runs every task, keeping the task files and worktrees in `dir` (the pull request's own);
+/// returns one outcome per task, in order. `record` hears each task start (one after another
+/// only) and finish, so a run killed half-way can be picked up.
 pub fn run_tasks(
     vcs: &GitVcs,
+    dir: &Path,
     agent: &str,
     timeout: Duration,
     mode: DispatchMode,
     descriptions: &[String],
     record: &dyn Fn(TaskEvent<'_>),
 ) -> Vec<TaskOutcome> {
-    let dir = match vcs.common_dir() {
-        Ok(d) => d.join("review").join("followup"),
-        Err(e) => return descriptions.iter().map(|_| Err(e.to_string())).collect(),
-    };
-    if let Err(e) = std::fs::create_dir_all(&dir) {
+    if let Ok(legacy) = crate::state::legacy_followup_dir(vcs) {
+        clear_legacy(vcs, &legacy);
+    }
+    if let Err(e) = std::fs::create_dir_all(dir) {
         return descriptions
             .iter()
             .map(|_| Err(format!("cannot create {}: {e}", dir.display())))
@@ -97,13 +98,37 @@ pub fn run_tasks(
             })
             .collect(),
         DispatchMode::Team => {
-            let outcomes = team(vcs, agent, timeout, descriptions, &dir);
+            let outcomes = team(vcs, agent, timeout, descriptions, dir);
             for (i, o) in outcomes.iter().enumerate() {
                 record(TaskEvent::Finished(i, o));
             }
             outcomes
         }
     }
+}
+
+/// Clears what follow-ups of earlier releases left in `legacy`, the one directory they shared
+/// for every pull request: worktrees of a killed run (never merged; the tasks were dispatched
+/// again), task files, and the directory once empty.
+fn clear_legacy(vcs: &GitVcs, legacy: &Path) {
+    let Ok(entries) = std::fs::read_dir(legacy) else {
+        return;
+    };
+    for path in entries.flatten().map(|e| e.path()) {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name.starts_with("worktree-") {
+            if vcs.remove_worktree(&path).is_err() {
+                let _ = std::fs::remove_dir_all(&path);
+            }
+        } else if name.starts_with("task-") && name.ends_with(".md") {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+    vcs.prune_worktrees();
+    let _ = std::fs::remove_dir(legacy);
 }
 
 /// Parallel tasks, each in a worktree detached at HEAD, then merged back in order with

@@ -32,9 +32,13 @@ pub struct Posted {
 }
 
 impl Ledger {
-    /// The ledger file of `repo#number` in `vcs`'s repository.
-    pub fn path(vcs: &GitVcs, repo: &RepoId, number: u64) -> Option<PathBuf> {
-        crate::state::pr_file_for(vcs, "ledger", repo, number).ok()
+    /// The ledger file of `repo#number` in `vcs`'s repository. A ledger an earlier release kept
+    /// that cannot be moved to its place is an error: a reply it records could go out again.
+    pub fn path(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<PathBuf, CliError> {
+        crate::state::pr_file_for(vcs, "ledger", repo, number).map_err(|e| CliError::Other {
+            message: format!("cannot open the reply ledger: {e}"),
+            hint: Some(e.hint()),
+        })
     }
 
     /// Loads the ledger at `path` (none: empty). A corrupt ledger is an input error (exit 3).
@@ -51,7 +55,7 @@ impl Ledger {
 
     /// Loads the ledger of `repo#number`.
     pub fn for_pr(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<Self, CliError> {
-        Self::load(Self::path(vcs, repo, number).as_deref())
+        Self::load(Some(&Self::path(vcs, repo, number)?))
     }
 
     /// Saves the ledger at `path`, atomically.

@@ -1,7 +1,7 @@
 //! The review loop's two files, per pull request, under the git common directory:
-//! `review/watch-OWNER-NAME-N.json` (written by `review watch` only) and
-//! `review/decisions-OWNER-NAME-N.json` (written by `decide` and `respond`, always through
-//! [`LoopFiles::update_decisions`], under a lock).
+//! `review/pulls/OWNER/NAME/N/watch.json` (written by `review watch` only) and
+//! `review/pulls/OWNER/NAME/N/decisions.json` (written by `decide`, `commit-round` and
+//! `respond`, always through [`LoopFiles::update_decisions`], under a lock).
 
 use std::path::{Path, PathBuf};
 
@@ -27,8 +27,8 @@ impl LoopFiles {
     pub fn new(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<Self, CliError> {
         let path = |kind| {
             state::pr_file_for(vcs, kind, repo, number).map_err(|e| CliError::Other {
-                message: format!("cannot find the git directory for the loop's files: {e}"),
-                hint: Some("run inside a clone of the repository".to_owned()),
+                message: format!("cannot open the loop's files: {e}"),
+                hint: Some(e.hint()),
             })
         };
         Ok(Self {

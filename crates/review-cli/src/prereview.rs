@@ -3,8 +3,8 @@
 //!
 //! "Changed" means the diff from the marker commit (where the reviewer last ran) to the PR's
 //! head touches a file other than `*.md` or `*.txt`, beyond whitespace. The marker is kept per
-//! pull request in `review/pre-review-OWNER-NAME-N.json` under the repository's git common
-//! directory (shared by worktrees), written atomically; a corrupt file is reported, never
+//! pull request in `review/pulls/OWNER/NAME/N/pre-review.json` under the repository's git
+//! common directory (shared by worktrees), written atomically; a corrupt file is reported, never
 //! overwritten.
 
 use std::path::{Path, PathBuf};
@@ -41,8 +41,8 @@ fn is_doc(path: &str) -> bool {
 
 fn state_path(vcs: &GitVcs, pr: &PullRequest) -> Result<PathBuf, CliError> {
     crate::state::pr_file(vcs, "pre-review", pr).map_err(|e| CliError::Other {
-        message: format!("cannot find the git directory: {e}"),
-        hint: None,
+        message: format!("cannot open the pre-review state: {e}"),
+        hint: Some(e.hint()),
     })
 }
 

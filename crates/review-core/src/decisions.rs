@@ -133,7 +133,7 @@ pub struct Escalation {
     pub escalated_in_round: u32,
 }
 
-/// The decisions file: `<common dir>/review/decisions-OWNER-NAME-N.json`.
+/// The decisions file: `<common dir>/review/pulls/OWNER/NAME/N/decisions.json`.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -302,7 +302,7 @@ pub struct Announced {
     pub copilot_quota: bool,
 }
 
-/// The watcher's state file: `<common dir>/review/watch-OWNER-NAME-N.json`.
+/// The watcher's state file: `<common dir>/review/pulls/OWNER/NAME/N/watch.json`.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

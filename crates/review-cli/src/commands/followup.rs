@@ -117,7 +117,7 @@ struct Started {
     base: String,
 }
 
-/// What a follow-up leaves for `--finish`: `.git/review/followup-OWNER-NAME-N.json`.
+/// What a follow-up leaves for `--finish`: `.git/review/pulls/OWNER/NAME/N/followup.json`.
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct FollowupState {
@@ -143,8 +143,8 @@ struct Tally {
 
 fn state_path(vcs: &GitVcs, pr: &PullRequest) -> Result<PathBuf, CliError> {
     crate::state::pr_file(vcs, "followup", pr).map_err(|e| CliError::Other {
-        message: format!("cannot find the git directory: {e}"),
-        hint: None,
+        message: format!("cannot open the follow-up's state: {e}"),
+        hint: Some(e.hint()),
     })
 }
 
@@ -634,6 +634,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                 };
                 let outcomes = crate::dispatch::run_tasks(
                     vcs,
+                    &path.with_file_name("followup"),
                     &agent,
                     Duration::from_secs(args.agent_timeout),
                     mode,

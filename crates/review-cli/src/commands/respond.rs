@@ -280,8 +280,9 @@ pub(crate) fn landed_fix(
 
 /// The loop's files, when the current directory is in a clone: the decisions respond keeps up
 /// to date, and the watcher's reposts.
-fn loop_files(vcs: Option<&GitVcs>, pr: &PullRequest) -> Option<LoopFiles> {
-    LoopFiles::new(vcs?, &pr.repo, pr.number).ok()
+fn loop_files(vcs: Option<&GitVcs>, pr: &PullRequest) -> Result<Option<LoopFiles>, CliError> {
+    vcs.map(|v| LoopFiles::new(v, &pr.repo, pr.number))
+        .transpose()
 }
 
 /// Marks decided findings whose reply state is unknown (files written before `replied`
@@ -554,7 +555,7 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
         .pull_request(&conn.repo, conn.number)
         .await
         .map_err(crate::github::read_error)?;
-    let files = loop_files(vcs.as_ref(), &pr);
+    let files = loop_files(vcs.as_ref(), &pr)?;
     if let Some(files) = &files {
         reconcile(files, &pr)?;
     }
@@ -652,7 +653,9 @@ pub(crate) async fn post_replies(
         Some(f) => f.load_decisions()?,
         None => decisions::Decisions::default(),
     };
-    let ledger_file = vcs.and_then(|v| Ledger::path(v, &pr.repo, pr.number));
+    let ledger_file = vcs
+        .map(|v| Ledger::path(v, &pr.repo, pr.number))
+        .transpose()?;
     let mut ledger = Ledger::load(ledger_file.as_deref())?;
     let host = conn.audited_host(&automation.header, vcs);
 

@@ -21,8 +21,8 @@ use crate::output;
 ///
 /// Events: NEW_FINDINGS, OUT_OF_DIFF, REPOST, HUMAN_COMMENT, PUSHED, CHECKS_RED, CHECKS_CLEAR,
 /// COPILOT_QUOTA, STICKY_REPORT, QUIESCENT. Each names what changed; the detail is in the state
-/// file (`.git/review/watch-OWNER-NAME-N.json`, shared by worktrees), which only the watcher
-/// writes. A poll first asks GitHub's REST API whether anything moved, with ETags (answers of
+/// file (`.git/review/pulls/OWNER/NAME/N/watch.json`, shared by worktrees), which only the
+/// watcher writes. A poll first asks GitHub's REST API whether anything moved, with ETags (answers of
 /// 304 cost nothing), and reads the threads over GraphQL only when something did, every
 /// --full-every seconds (resolutions do not show over REST), and before announcing QUIESCENT.
 #[derive(Debug, Args)]

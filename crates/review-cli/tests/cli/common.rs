@@ -125,6 +125,17 @@ impl TestEnvironment {
     }
 }
 
+/// The tool's directory of acme/widgets#1's files in the clone at `work`.
+pub fn state_dir(work: &Path) -> PathBuf {
+    work.join(".git/review/pulls/acme/widgets/1")
+}
+
+/// The tool's `kind` state file (`watch`, `decisions`, `ledger`, `journal`, `pre-review`,
+/// `followup`) of acme/widgets#1 in the clone at `work`.
+pub fn state_file(work: &Path, kind: &str) -> PathBuf {
+    state_dir(work).join(format!("{kind}.json"))
+}
+
 /// Runs git in `dir`, failing the test if it fails.
 pub fn git(dir: &Path, args: &[&str]) {
     let status = Command::new("git")

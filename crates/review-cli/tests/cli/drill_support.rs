@@ -249,17 +249,36 @@ pub fn assert_user_work_untouched(work: &Path) {
     );
 }
 
-/// Fails unless every `.json` file under the tool's directory (`.git/review`) parses as JSON
-/// (no half-written state), and every `.lock` file is the empty lock. Returns the files seen.
+/// Fails unless every `.json` file under the tool's directory (`.git/review`, follow-up
+/// worktrees aside) parses as JSON (no half-written state), and every `.lock` file is the empty
+/// lock. Returns the files seen, by their path in that directory.
 pub fn assert_state_files_whole(work: &Path) -> Vec<String> {
     let dir = work.join(".git/review");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Vec::new();
-    };
+    let mut files = Vec::new();
+    let mut todo = vec![dir.clone()];
+    while let Some(d) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if !path.is_dir() {
+                files.push(path);
+            } else if !path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("worktree-"))
+            {
+                todo.push(path);
+            }
+        }
+    }
     let mut names = Vec::new();
-    for entry in entries {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    for path in files {
+        let name = path
+            .strip_prefix(&dir)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         let bytes = std::fs::read(&path).unwrap();
         if name.ends_with(".json") {
             let parsed: Result<serde_json::Value, _> = serde_json::from_slice(&bytes);

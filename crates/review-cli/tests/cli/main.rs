@@ -17,5 +17,7 @@ mod test_mcp;
 mod test_respond;
 mod test_schemas;
 mod test_secrets;
+mod test_state_files;
 mod test_triage;
 mod test_watch;
+mod upgrade_scenario;

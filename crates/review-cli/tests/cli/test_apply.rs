@@ -435,7 +435,7 @@ async fn the_pre_review_runs_first_and_then_only_after_code_changes() {
         serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
     assert_eq!(input["pr"], 1);
     assert_eq!(input["head_sha"], head.as_str());
-    let marker = work.join(".git/review/pre-review-acme-widgets-1.json");
+    let marker = crate::common::state_file(&work, "pre-review");
     assert!(std::fs::read_to_string(&marker).unwrap().contains(&head));
 
     let (_, stderr) = triage(&[]);
@@ -662,7 +662,7 @@ async fn a_run_killed_between_edit_and_commit_is_recovered_not_mistaken_for_the_
     // What a run killed after writing the fix and before committing it leaves behind.
     let fixed = LIB.replace("get().unwrap()", "get()?");
     std::fs::write(work.join("src/lib.rs"), &fixed).unwrap();
-    let journal = work.join(".git/review/journal-acme-widgets-1.json");
+    let journal = crate::common::state_file(&work, "journal");
     std::fs::create_dir_all(journal.parent().unwrap()).unwrap();
     std::fs::write(
         &journal,
@@ -709,7 +709,7 @@ async fn a_journaled_file_the_user_changed_since_is_left_alone() {
     let (head, work) = repository(&env);
     let github = FakeGitHub::start().await;
     github.add_pull_request(pr_at(&head));
-    let journal = work.join(".git/review/journal-acme-widgets-1.json");
+    let journal = crate::common::state_file(&work, "journal");
     std::fs::create_dir_all(journal.parent().unwrap()).unwrap();
     std::fs::write(
         &journal,

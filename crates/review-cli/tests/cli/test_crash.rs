@@ -231,7 +231,7 @@ async fn crash_triage_apply_killed_inside_its_fix_commit_then_finished() {
         }
         assert!(signals.join("hook-started").exists(), "the commit began");
         kill(child);
-        let journal = d.work.join(".git/review/journal-acme-widgets-1.json");
+        let journal = crate::common::state_file(&d.work, "journal");
         assert!(journal.exists(), "the edit is journaled while uncommitted");
         release_hook(&signals, status);
         d.assert_invariants(&format!("killed in the commit, hook exit {status}"));

@@ -608,9 +608,7 @@ async fn drill_watch_once_with_the_rate_limit_spent_stops_with_exit_4_and_keeps_
     assert!(github.mutations().is_empty());
     let files = assert_state_files_whole(env.dir());
     assert!(
-        !files
-            .iter()
-            .any(|f| f.starts_with("watch-") && f.ends_with(".json")),
+        !files.iter().any(|f| f.ends_with("watch.json")),
         "no state saved from a failed poll: {files:?}"
     );
 }

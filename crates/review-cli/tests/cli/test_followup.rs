@@ -366,19 +366,24 @@ async fn independent_tasks_run_in_parallel_worktrees_and_merge_back() {
         out.stdout
     );
 
-    // A worktree left by a run killed earlier is cleared away first.
-    let stale = s.env.dir().join(".git/review/followup/worktree-999-1");
-    git(
-        s.env.dir(),
-        &[
-            "worktree",
-            "add",
-            "--quiet",
-            "--detach",
-            stale.to_str().unwrap(),
-            "HEAD",
-        ],
-    );
+    // A worktree left by a run killed earlier is cleared away first, and so is one a killed
+    // run of an earlier release left in the directory all pull requests shared then.
+    let stale = crate::common::state_dir(s.env.dir()).join("followup/worktree-999-1");
+    let legacy = s.env.dir().join(".git/review/followup");
+    for tree in [stale, legacy.join("worktree-998-1")] {
+        git(
+            s.env.dir(),
+            &[
+                "worktree",
+                "add",
+                "--quiet",
+                "--detach",
+                tree.to_str().unwrap(),
+                "HEAD",
+            ],
+        );
+    }
+    std::fs::write(legacy.join("task-1.md"), "an old task").unwrap();
     // Each task runs in its own worktree: the agent is named by its full path.
     let agent = s.env.dir().join("agent.sh");
     let out = s.run(&[
@@ -409,6 +414,10 @@ async fn independent_tasks_run_in_parallel_worktrees_and_merge_back() {
             .count(),
         1,
         "the task worktrees are removed"
+    );
+    assert!(
+        !legacy.exists(),
+        "the earlier release's directory is cleared"
     );
 }
 
@@ -607,7 +616,7 @@ async fn crash_during_dispatch_loses_no_fix_and_repeats_none() {
             ],
         )
     };
-    let state = dir.join(".git/review/followup-acme-widgets-1.json");
+    let state = crate::common::state_file(&dir, "followup");
     let whole = || {
         if state.exists() {
             let text = std::fs::read_to_string(&state).unwrap();

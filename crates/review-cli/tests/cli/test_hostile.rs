@@ -517,9 +517,7 @@ impl Loop {
     }
 
     fn file(&self, kind: &str) -> PathBuf {
-        self.env
-            .dir()
-            .join(format!(".git/review/{kind}-acme-widgets-1.json"))
+        crate::common::state_file(self.env.dir(), kind)
     }
 
     /// The fingerprint of the pending bot finding, after a first poll.
@@ -811,7 +809,7 @@ async fn hostile_journal_is_reported_and_nothing_is_committed() {
     let (head, work) = repository(&env);
     let github = FakeGitHub::start().await;
     github.add_pull_request(crate::drill_support::triage_pr(&head, 2));
-    let journal = work.join(".git/review/journal-acme-widgets-1.json");
+    let journal = crate::common::state_file(&work, "journal");
     std::fs::create_dir_all(journal.parent().unwrap()).unwrap();
     let cases: Vec<(&str, Vec<u8>)> = vec![
         ("truncated", br#"[{"path": "src/lib.rs", "writ"#.to_vec()),

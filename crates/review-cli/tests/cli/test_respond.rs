@@ -111,7 +111,7 @@ async fn a_crash_between_posting_and_recording_does_not_post_twice() {
     let (env, github) = setup().await;
     assert_eq!(respond(&env, &github).code, 0);
     // As if the run had died after posting and before writing its ledger.
-    let ledger = env.dir().join(".git/review/ledger-acme-widgets-1.json");
+    let ledger = crate::common::state_file(env.dir(), "ledger");
     assert!(
         ledger.exists(),
         "the ledger is kept under the git directory"

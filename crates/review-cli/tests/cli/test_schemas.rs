@@ -83,7 +83,7 @@ async fn loop_outputs_and_files_validate() {
     for line in events.lines() {
         assert_valid(&env, "watch-event", &json(line));
     }
-    let state_path = env.dir().join(".git/review/watch-acme-widgets-1.json");
+    let state_path = crate::common::state_file(env.dir(), "watch");
     let state = json(&std::fs::read_to_string(&state_path).unwrap());
     assert_valid(&env, "watch-state", &state);
     let fp = state["pending"]
@@ -109,7 +109,7 @@ async fn loop_outputs_and_files_validate() {
             "--json",
         ])),
     );
-    let decisions = env.dir().join(".git/review/decisions-acme-widgets-1.json");
+    let decisions = crate::common::state_file(env.dir(), "decisions");
     assert_valid(
         &env,
         "decisions",

@@ -109,7 +109,7 @@ impl Setup {
     }
 
     fn fingerprint(&self) -> String {
-        let path = self.work.join(".git/review/watch-acme-widgets-1.json");
+        let path = crate::common::state_file(&self.work, "watch");
         let state: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         state["pending"]
@@ -413,14 +413,10 @@ async fn secrets_the_token_appears_nowhere_on_any_command() {
     // No file the tool wrote holds it: the loop's state, the ledger, the journal, snapshots.
     let files = assert_no_file_holds_the_token(s.env.dir());
     assert!(files > 10, "{files} files checked");
-    let review_dir: Vec<String> = std::fs::read_dir(s.work.join(".git/review"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    for kind in ["watch-", "decisions-", "ledger-"] {
+    for kind in ["watch", "decisions", "ledger"] {
         assert!(
-            review_dir.iter().any(|f| f.starts_with(kind)),
-            "{kind} in {review_dir:?}"
+            crate::common::state_file(&s.work, kind).exists(),
+            "the {kind} file was checked"
         );
     }
     // Nor any commit the tool made.

@@ -96,21 +96,15 @@ impl Loop {
     }
 
     fn dir(&self, name: &str) -> std::path::PathBuf {
-        self.env.dir().join(".git/review").join(name)
+        crate::common::state_dir(self.env.dir()).join(name)
     }
 
     fn state(&self) -> WatchState {
-        serde_json::from_str(
-            &std::fs::read_to_string(self.dir("watch-acme-widgets-1.json")).unwrap(),
-        )
-        .unwrap()
+        serde_json::from_str(&std::fs::read_to_string(self.dir("watch.json")).unwrap()).unwrap()
     }
 
     fn decisions(&self) -> Decisions {
-        serde_json::from_str(
-            &std::fs::read_to_string(self.dir("decisions-acme-widgets-1.json")).unwrap(),
-        )
-        .unwrap()
+        serde_json::from_str(&std::fs::read_to_string(self.dir("decisions.json")).unwrap()).unwrap()
     }
 
     fn decide(&self, fingerprint: &str, answer: &str) -> Output {
@@ -352,20 +346,16 @@ async fn a_hundred_idle_polls_spend_no_graphql_point() {
 async fn a_corrupt_state_file_is_reported_and_left_alone() {
     let lp = Loop::start().await;
     lp.poll();
-    let path = lp.dir("watch-acme-widgets-1.json");
+    let path = lp.dir("watch.json");
     std::fs::write(&path, "{\"version\": 1, \"pending\": [tru").unwrap();
     let out = lp.run(&["watch", "--once"]);
     assert_eq!(out.code, 3, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("watch-acme-widgets-1.json"),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.contains("watch.json"), "{}", out.stderr);
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
         "{\"version\": 1, \"pending\": [tru"
     );
-    let decisions = lp.dir("decisions-acme-widgets-1.json");
+    let decisions = lp.dir("decisions.json");
     std::fs::write(&decisions, "").unwrap();
     std::fs::write(&path, "").unwrap();
     let out = lp.run(&["decide", "--finding", "x", "--answer", "-"]);
