@@ -166,7 +166,7 @@ pub async fn run(args: CommitRoundArgs) -> Result<(), CliError> {
         .as_deref()
         .map(|c| (c, Duration::from_secs(args.check_timeout)));
     let text = commit_round(&vcs, &files, &args.paths, check)?;
-    output::stdout(&text).map_err(CliError::Output)?;
+    output::human(&text).map_err(CliError::Output)?;
     if args.notify {
         notify(&text);
     }
