@@ -412,7 +412,8 @@ async fn independent_tasks_run_in_parallel_worktrees_and_merge_back() {
     );
 }
 
-/// One HTTP/1.1 request on loopback; the status line and body of the answer.
+/// One HTTP/1.1 request on loopback, as the form's own page sends it (its `Origin`); the status
+/// line and body of the answer.
 fn http(url: &str, method: &str, body: &str) -> (String, String) {
     use std::io::{Read, Write};
     let rest = url.strip_prefix("http://").unwrap();
@@ -420,7 +421,7 @@ fn http(url: &str, method: &str, body: &str) -> (String, String) {
     let mut stream = std::net::TcpStream::connect(host).unwrap();
     write!(
         stream,
-        "{method} /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} /{path} HTTP/1.1\r\nHost: {host}\r\nOrigin: http://{host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
     .unwrap();
