@@ -1,10 +1,17 @@
 //! Dispatching follow-up fix tasks to a coding agent command: one after another in the clone
 //! (solo, lead), or in parallel, each in its own git worktree, merged back in order (team).
+//!
+//! The agent's commits are checked against the deny list ([`review_core::plan::is_denied`]:
+//! the default paths and the configured ones) before they count: in a worktree, a commit that
+//! touches a deny-listed path is not merged; in the clone, it is left for the user to inspect and
+//! its task fails (no completion reply is recorded).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use review_core::followup::DispatchMode;
+use review_core::plan::is_denied;
+use review_core::text::visible_line;
 
 use crate::git::GitVcs;
 use crate::output;
@@ -42,6 +49,36 @@ fn run_one(
         .map_err(|e| e.to_string())
 }
 
+/// Why `commits` may not count, if one of them touches a path on `denied` (or cannot be read):
+/// the first such commit and path.
+fn denied_in(vcs: &GitVcs, commits: &[String], denied: &[String]) -> Option<String> {
+    for commit in commits {
+        let short = commit.get(..7).unwrap_or(commit);
+        match vcs.paths_changed_by(commit) {
+            Ok(paths) => {
+                if let Some(path) = paths.iter().find(|p| is_denied(p, denied)) {
+                    return Some(format!(
+                        "the agent's commit {short} touches {}, a deny-listed path",
+                        visible_line(path)
+                    ));
+                }
+            }
+            Err(e) => return Some(format!("cannot read the agent's commit {short}: {e}")),
+        }
+    }
+    None
+}
+
+/// Why the commits in `from..to` (an agent's, found after a run stopped) may not count, if one
+/// of them touches a path on `denied`.
+pub fn denied_commit(vcs: &GitVcs, from: &str, to: &str, denied: &[String]) -> Option<String> {
+    match vcs.commits_between(from, to) {
+        Ok(commits) => denied_in(vcs, &commits, denied)
+            .map(|why| format!("{why}; left in place for you to inspect, not counted as done")),
+        Err(e) => Some(format!("cannot read the agent's commits: {e}")),
+    }
+}
+
 /// What the caller records as tasks go: `Started(i, base)` before task `i` runs on top of
 /// commit `base` (one after another only), `Finished(i, outcome)` once it is over.
 #[derive(Debug)]
@@ -54,7 +91,9 @@ pub enum TaskEvent<'a> {
 
 /// Runs every task, keeping the task files and worktrees in `dir` (the pull request's own);
 /// returns one outcome per task, in order. `record` hears each task start (one after another
-/// only) and finish, so a run killed half-way can be picked up.
+/// only) and finish, so a run killed half-way can be picked up. A task whose commits touch a
+/// path on `denied` fails: in the clone its commits stay for the user to inspect; from a
+/// worktree they are not merged.
 pub fn run_tasks(
     vcs: &GitVcs,
     dir: &Path,
@@ -62,6 +101,7 @@ pub fn run_tasks(
     timeout: Duration,
     mode: DispatchMode,
     descriptions: &[String],
+    denied: &[String],
     record: &dyn Fn(TaskEvent<'_>),
 ) -> Vec<TaskOutcome> {
     if let Ok(legacy) = crate::state::legacy_followup_dir(vcs) {
@@ -87,6 +127,10 @@ pub fn run_tasks(
                         run_one(vcs, agent, timeout, d, &task_file(i)).and_then(|commits| {
                             if commits.is_empty() {
                                 Ok(None)
+                            } else if let Some(why) = denied_in(vcs, &commits, denied) {
+                                Err(format!(
+                                    "{why}; left in place for you to inspect, not counted as done"
+                                ))
                             } else {
                                 vcs.short_head().map(Some).map_err(|e| e.to_string())
                             }
@@ -98,7 +142,7 @@ pub fn run_tasks(
             })
             .collect(),
         DispatchMode::Team => {
-            let outcomes = team(vcs, agent, timeout, descriptions, dir);
+            let outcomes = team(vcs, agent, timeout, descriptions, denied, dir);
             for (i, o) in outcomes.iter().enumerate() {
                 record(TaskEvent::Finished(i, o));
             }
@@ -138,6 +182,7 @@ fn team(
     agent: &str,
     timeout: Duration,
     descriptions: &[String],
+    denied: &[String],
     dir: &Path,
 ) -> Vec<TaskOutcome> {
     let base = match vcs.head_id() {
@@ -191,6 +236,9 @@ fn team(
             let commits = result?;
             if commits.is_empty() {
                 return Ok(None);
+            }
+            if let Some(why) = denied_in(vcs, &commits, denied) {
+                return Err(format!("{why}: not merged"));
             }
             vcs.cherry_pick(&commits).map_err(|e| {
                 format!("its commits conflict with an earlier task's and were not merged: {e}")

@@ -3,12 +3,19 @@
 //! time runs out.
 //!
 //! Safety of the page:
+//! - Every request must name the server itself in its `Host` header (`127.0.0.1:PORT` or
+//!   `localhost:PORT`), so a page whose DNS name was rebound to the loopback address cannot reach
+//!   it; every `POST` must come from the form's own page: an `Origin` of the server's own address,
+//!   or, without one (or with the `null` origin a `no-referrer` beacon carries), a
+//!   `Sec-Fetch-Site: same-origin`. Anything else is a 403, so another site cannot answer the
+//!   form through the operator's browser.
 //! - Every route sits under a per-run secret drawn from the operating system's random source
 //!   (`/SECRET/`, `/SECRET/submit`, ...): anything else is a 404, so only whoever was shown the URL
 //!   can read or answer the form.
 //! - Everything shown comes from pull-request comments, which are untrusted: every piece of text is
-//!   escaped, links are only ever `http(s)://`, and the Content-Security-Policy runs no script but
-//!   the page's own (a per-run nonce).
+//!   escaped, its control and bidirectional formatting characters shown as escapes
+//!   (`review_core::text::visible`), links are only ever `http(s)://`, and the
+//!   Content-Security-Policy runs no script but the page's own (a per-run nonce).
 //! - Answers are checked strictly: only the page's thread and group ids, only the known fields.
 //!
 //! The module reaches the rest of the binary only through `super::command` and `super::output`,
@@ -26,13 +33,15 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use review_core::followup::form::{
     ChosenAction, FormAnswers, FormGroup, FormIssue, FormPage, FormStatus, GroupAnswer, IssueAnswer,
 };
+use review_core::text::{visible, visible_line};
 use serde::Deserialize;
 use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
@@ -133,6 +142,7 @@ impl FormServer {
             .map_err(FormError::Bind)?;
         let port = listener.local_addr().map_err(FormError::Bind)?.port();
         let origin = format!("http://127.0.0.1:{port}");
+        let hosts = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
         let ids = PageIds::of(page);
         let prefill = previous.map(|answers| ids.keep_known(answers));
         let now = Instant::now();
@@ -140,7 +150,7 @@ impl FormServer {
             page: page.clone(),
             ids,
             nonce,
-            origin: origin.clone(),
+            hosts,
             timings,
             deadline: now + Duration::from_secs(page.timeout_secs),
             live: Mutex::new(Live {
@@ -158,6 +168,7 @@ impl FormServer {
             .route(&format!("{base}/alive"), post(alive))
             .route(&format!("{base}/closed"), post(closed))
             .fallback(not_found)
+            .layer(middleware::from_fn_with_state(Arc::clone(&shared), guard))
             .with_state(Arc::clone(&shared));
         let (shutdown, stop) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
@@ -246,8 +257,9 @@ struct Shared {
     ids: PageIds,
     /// The nonce of the page's own script.
     nonce: String,
-    /// `http://127.0.0.1:PORT`: the only origin a browser may answer from.
-    origin: String,
+    /// `127.0.0.1:PORT` and `localhost:PORT`: the only `Host`s served, and (after `http://`) the
+    /// only origins a browser may answer from.
+    hosts: [String; 2],
     /// How the page is watched.
     timings: FormTimings,
     /// When the form stops waiting.
@@ -325,13 +337,39 @@ impl Shared {
         Ok(())
     }
 
-    /// Refuses a request sent from another origin (a browser always says where it comes from).
-    fn check_origin(&self, headers: &HeaderMap) -> Result<(), Refusal> {
-        match headers.get(header::ORIGIN) {
-            Some(origin) if origin.as_bytes() != self.origin.as_bytes() => {
-                Err((StatusCode::FORBIDDEN, "this form answers only its own page"))
-            }
-            _ => Ok(()),
+    /// Refuses a request not addressed to this server by its own name (`Host`: a DNS name
+    /// rebound to the loopback address is not), and a `POST` not sent by the form's own page: its
+    /// `Origin` must be this server's, or, when the browser sends none or the `null` origin (a
+    /// beacon under the page's `no-referrer` policy), `Sec-Fetch-Site` must say `same-origin`.
+    fn check_request(&self, method: &Method, headers: &HeaderMap) -> Result<(), Refusal> {
+        let own_host = |value: &[u8]| {
+            self.hosts
+                .iter()
+                .any(|host| host.as_bytes().eq_ignore_ascii_case(value))
+        };
+        if !headers
+            .get(header::HOST)
+            .is_some_and(|host| own_host(host.as_bytes()))
+        {
+            return Err((
+                StatusCode::FORBIDDEN,
+                "this form answers only at its own address",
+            ));
+        }
+        if method == Method::GET || method == Method::HEAD {
+            return Ok(());
+        }
+        let same_origin = headers
+            .get("sec-fetch-site")
+            .is_some_and(|site| site.as_bytes() == b"same-origin");
+        let allowed = match headers.get(header::ORIGIN).map(HeaderValue::as_bytes) {
+            Some(b"null") | None => same_origin,
+            Some(origin) => origin.strip_prefix(b"http://").is_some_and(own_host),
+        };
+        if allowed {
+            Ok(())
+        } else {
+            Err((StatusCode::FORBIDDEN, "this form answers only its own page"))
         }
     }
 }
@@ -422,10 +460,16 @@ impl PageIds {
         let mut answers: Answers =
             serde_json::from_value(value).map_err(|e| format!("the answers are malformed: {e}"))?;
         if let Some(id) = answers.issues.keys().find(|id| !self.threads.contains(*id)) {
-            return Err(format!("there is no thread {id:?} in this form"));
+            return Err(format!(
+                "there is no thread {} in this form",
+                visible_line(&format!("{id:?}"))
+            ));
         }
         if let Some(id) = answers.groups.keys().find(|id| !self.groups.contains(*id)) {
-            return Err(format!("there is no review group {id:?} in this form"));
+            return Err(format!(
+                "there is no review group {} in this form",
+                visible_line(&format!("{id:?}"))
+            ));
         }
         for id in &self.threads {
             answers.issues.entry(id.clone()).or_default();
@@ -447,6 +491,14 @@ struct Answers {
     /// Per group id.
     #[serde(default)]
     groups: BTreeMap<String, GroupAnswer>,
+}
+
+/// Every request, before its route: [`Shared::check_request`].
+async fn guard(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
+    if let Err(refusal) = shared.check_request(request.method(), request.headers()) {
+        return refused(refusal);
+    }
+    next.run(request).await
 }
 
 /// `GET /SECRET/`: the page.
@@ -481,10 +533,7 @@ async fn show_page(State(shared): State<Arc<Shared>>) -> Response {
 }
 
 /// `POST /SECRET/submit`: the answers.
-async fn submit(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
-    if let Err(refusal) = shared.check_origin(&headers) {
-        return refused(refusal);
-    }
+async fn submit(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     let answers = match shared.ids.parse(&body) {
         Ok(answers) => answers,
         Err(message) => return json_error(StatusCode::BAD_REQUEST, &message),
@@ -501,10 +550,7 @@ async fn submit(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Byt
 }
 
 /// `POST /SECRET/cancel`: the operator gave up.
-async fn cancel(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    if let Err(refusal) = shared.check_origin(&headers) {
-        return refused(refusal);
-    }
+async fn cancel(State(shared): State<Arc<Shared>>) -> Response {
     match shared.finish(without_answers(FormStatus::Cancelled)) {
         Ok(()) => json_ok(),
         Err(refusal) => refused(refusal),
@@ -512,10 +558,7 @@ async fn cancel(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respon
 }
 
 /// `POST /SECRET/alive`: the page is still open; its body, when valid, is the latest draft.
-async fn alive(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
-    if let Err(refusal) = shared.check_origin(&headers) {
-        return refused(refusal);
-    }
+async fn alive(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     shared.seen();
     if body.is_empty() {
         return json_ok();
@@ -531,10 +574,7 @@ async fn alive(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Byte
 
 /// `POST /SECRET/closed`: the page is going away (closed, or reloaded: a reload comes back).
 /// Its body is the number of the load saying goodbye; a superseded load's goodbye is ignored.
-async fn closed(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
-    if let Err(refusal) = shared.check_origin(&headers) {
-        return refused(refusal);
-    }
+async fn closed(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     let load = std::str::from_utf8(&body)
         .ok()
         .and_then(|text| text.trim().parse::<u64>().ok());
@@ -621,6 +661,14 @@ fn open_in_browser(url: &str) {
             let _ = child.wait();
         });
     }
+}
+
+/// `text` from the pull request as the page shows it: its control and bidirectional formatting
+/// characters written as visible escapes ([`visible`]: a right-to-left override cannot reorder
+/// the page), then escaped for HTML. Attribute values the page sends back (thread and group ids)
+/// and the operator's own drafts use [`escape`] alone, so they round-trip exactly.
+fn shown(text: &str) -> String {
+    escape(&visible(text))
 }
 
 /// Escapes `text` for HTML text and quoted attribute values.
@@ -836,14 +884,14 @@ fn render_page(page: &FormPage, prefill: Option<&Answers>, script: &PageScript<'
     html.push_str("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     html.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     html.push_str("<meta name=\"referrer\" content=\"no-referrer\">\n");
-    html.push_str(&format!("<title>{}</title>\n", escape(&page.title)));
+    html.push_str(&format!("<title>{}</title>\n", shown(&page.title)));
     html.push_str(&format!(
         "<style>{STYLE}</style>\n</head>\n<body>\n<main>\n"
     ));
-    html.push_str(&format!("<h1>{}</h1>\n", escape(&page.title)));
+    html.push_str(&format!("<h1>{}</h1>\n", shown(&page.title)));
     let pr = link(
         &page.pr_url,
-        &format!("#{} {}", page.pr_number, escape(&page.pr_title)),
+        &format!("#{} {}", page.pr_number, shown(&page.pr_title)),
     );
     let plural = if threads == 1 { "" } else { "s" };
     html.push_str(&format!(
@@ -853,7 +901,7 @@ fn render_page(page: &FormPage, prefill: Option<&Answers>, script: &PageScript<'
     if !page.summary.trim().is_empty() {
         html.push_str(&format!(
             "<details class=\"card summary\" open><summary>Summary</summary><pre>{}</pre></details>\n",
-            escape(&page.summary)
+            shown(&page.summary)
         ));
     }
     html.push_str("<div id=\"done\" class=\"card done\" hidden></div>\n");
@@ -891,13 +939,13 @@ fn render_group(
     let when = group
         .submitted_at
         .as_deref()
-        .map(|at| format!(" <span class=\"when\">· {}</span>", escape(&show_time(at))))
+        .map(|at| format!(" <span class=\"when\">· {}</span>", shown(&show_time(at))))
         .unwrap_or_default();
     html.push_str(&format!(
         "<section class=\"group\" data-group=\"{}\">\n<div class=\"group-head\"><h2>Review by @{}{when}</h2>\
          <label><input type=\"checkbox\" data-role=\"hide\"{}> Hide this review group on the PR page</label></div>\n",
         escape(&group.id),
-        escape(&group.reviewer),
+        shown(&group.reviewer),
         checked(hide),
     ));
     for issue in &group.issues {
@@ -926,29 +974,29 @@ fn render_issue(html: &mut String, issue: &FormIssue, answer: Option<&IssueAnswe
         };
         html.push_str(&format!(
             "<span class=\"badge{class}\">{}</span>",
-            escape(&issue.severity)
+            shown(&issue.severity)
         ));
     }
     html.push_str(&format!(
         "<span>@{} · <code>{}</code> · {}</span></div>\n",
-        escape(&issue.reviewer),
-        escape(&issue.location),
+        shown(&issue.reviewer),
+        shown(&issue.location),
         link(&issue.url, "view on GitHub"),
     ));
     if !issue.summary.trim().is_empty() {
         html.push_str(&format!(
             "<div class=\"headline\">{}</div>\n",
-            escape(&issue.summary)
+            shown(&issue.summary)
         ));
     }
     html.push_str(&format!(
         "<div class=\"comment\">{}</div>\n",
-        escape(&issue.comment)
+        shown(&issue.comment)
     ));
     if issue.original != issue.comment && !issue.original.is_empty() {
         html.push_str(&format!(
             "<details class=\"more\"><summary>Original</summary><div class=\"original\">{}</div></details>\n",
-            escape(&issue.original)
+            shown(&issue.original)
         ));
     }
     if let Some(hunk) = issue.diff_hunk.as_deref().filter(|hunk| !hunk.is_empty()) {
@@ -963,7 +1011,7 @@ fn render_issue(html: &mut String, issue: &FormIssue, answer: Option<&IssueAnswe
             } else {
                 ""
             };
-            html.push_str(&format!("<span{class}>{}</span>", escape(line)));
+            html.push_str(&format!("<span{class}>{}</span>", shown(line)));
         }
         html.push_str("</pre></details>\n");
     }
@@ -972,7 +1020,7 @@ fn render_issue(html: &mut String, issue: &FormIssue, answer: Option<&IssueAnswe
         html.push_str(&format!(
             "<div class=\"cluster\">Cluster {}: the same finding as other threads; one instruction \
              can serve them all</div>\n",
-            escape(cluster)
+            shown(cluster)
         ));
     }
     let instruction = answer.map(|a| a.instruction.as_str()).unwrap_or_default();
@@ -1009,7 +1057,7 @@ fn render_suggestion(html: &mut String, issue: &FormIssue) {
         } else {
             let items: String = items
                 .iter()
-                .map(|item| format!("<li>{}</li>", escape(item)))
+                .map(|item| format!("<li>{}</li>", shown(item)))
                 .collect();
             format!("<ul>{items}</ul>")
         }
@@ -1019,10 +1067,10 @@ fn render_suggestion(html: &mut String, issue: &FormIssue) {
         "<details class=\"more suggestion\"><summary>Suggestion: {action}</summary><dl>\
          <dt>Asks</dt><dd>{}</dd><dt>For</dt><dd>{}</dd><dt>Against</dt><dd>{}</dd>\
          <dt>Suggested action</dt><dd>{action}</dd><dt>Why</dt><dd>{}</dd></dl></details>\n",
-        escape(&suggestion.asks),
+        shown(&suggestion.asks),
         list(&suggestion.pros),
         list(&suggestion.cons),
-        escape(&suggestion.reasoning),
+        shown(&suggestion.reasoning),
     ));
 }
 
@@ -1047,7 +1095,7 @@ fn render_answered(title: &str) -> String {
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\
          <style>{STYLE}</style></head><body><main><div class=\"card done\">This form has been answered — you \
          can close this tab</div></main></body></html>\n",
-        escape(title)
+        shown(title)
     )
 }
 
@@ -1145,7 +1193,9 @@ mod tests {
         (addr.to_owned(), format!("/{path}"))
     }
 
-    /// Sends one HTTP/1.1 request and reads the whole answer.
+    /// Sends one HTTP/1.1 request to `addr` as the form's own page would (`Host: addr`, and on a
+    /// `POST` an `Origin` of `http://addr` unless `headers` say where it comes from) and reads
+    /// the whole answer.
     async fn http(
         addr: &str,
         method: &str,
@@ -1153,8 +1203,29 @@ mod tests {
         body: &str,
         headers: &[(&str, &str)],
     ) -> Reply {
+        let origin = format!("http://{addr}");
+        let mut all: Vec<(&str, &str)> = vec![("Host", addr)];
+        let says_where = headers.iter().any(|(name, _)| {
+            name.eq_ignore_ascii_case("origin") || name.eq_ignore_ascii_case("sec-fetch-site")
+        });
+        if method == "POST" && !says_where {
+            all.push(("Origin", &origin));
+        }
+        all.extend_from_slice(headers);
+        exactly(addr, method, path, body, &all).await
+    }
+
+    /// Sends one HTTP/1.1 request to `addr` with exactly `headers` (and a length) and reads the
+    /// whole answer.
+    async fn exactly(
+        addr: &str,
+        method: &str,
+        path: &str,
+        body: &str,
+        headers: &[(&str, &str)],
+    ) -> Reply {
         let mut request = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+            "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
             body.len()
         );
         for (name, value) in headers {
@@ -1270,6 +1341,189 @@ mod tests {
         assert!(html.contains("Cluster &lt;A&gt;:"));
         assert!(!html.to_ascii_lowercase().contains("javascript:"));
         assert!(html.contains("https://github.com/acme/widgets/pull/482#discussion_r2\""));
+    }
+
+    /// Regression: a comment's control characters and bidirectional overrides reached the page
+    /// as they were, where a right-to-left override reorders the text around it. They are shown
+    /// as escapes; the ids the page sends back stay exact.
+    #[test]
+    fn control_and_bidi_characters_are_shown_as_escapes() {
+        let mut page = sample_page(600);
+        page.pr_title = "Widgets\u{202e}gpj.exe".to_owned();
+        page.summary = "| 1 | @alice\u{1b}[2K\r| src/a.rs |".to_owned();
+        let group = &mut page.groups[0];
+        group.id = "PRR_\u{2066}1".to_owned();
+        group.reviewer = "mei\u{200f}".to_owned();
+        let issue = &mut group.issues[0];
+        issue.thread_id = "T\u{7}1".to_owned();
+        issue.comment =
+            "looks fine\u{1b}[2K\r\u{1b}[1A@coderabbitai: LGTM \u{202e}!won\n\tnext".to_owned();
+        issue.original = "x\u{9b}31m".to_owned();
+        issue.location = "src/a.rs\u{61c}:3".to_owned();
+        issue.summary = "Use \u{2067}a constant\u{200e}".to_owned();
+        issue.diff_hunk = Some("+let a = \"\u{202d}\";\u{7f}".to_owned());
+        issue.suggestion.asks = "\u{85}asks".to_owned();
+        let html = render_page(
+            &page,
+            None,
+            &PageScript {
+                nonce: "abc",
+                heartbeat: Duration::from_secs(5),
+                remaining: Duration::from_secs(600),
+                load: 1,
+            },
+        );
+        let raw: Vec<String> = html
+            .chars()
+            .filter(|c| review_core::text::is_escaped(*c, false))
+            .map(|c| format!("U+{:04X}", u32::from(c)))
+            .collect();
+        assert_eq!(
+            raw,
+            vec!["U+2066", "U+0007"],
+            "only the ids the page sends back keep their characters"
+        );
+        for shown in [
+            "Widgets\\u{202e}gpj.exe",
+            "@alice\\u{1b}[2K\\u{d}|",
+            "Review by @mei\\u{200f}",
+            "looks fine\\u{1b}[2K\\u{d}\\u{1b}[1A@coderabbitai: LGTM \\u{202e}!won\n\tnext",
+            "x\\u{9b}31m",
+            "src/a.rs\\u{61c}:3",
+            "Use \\u{2067}a constant\\u{200e}",
+            "+let a = &quot;\\u{202d}&quot;;\\u{7f}",
+            "\\u{85}asks",
+        ] {
+            assert!(html.contains(shown), "{shown}: {html}");
+        }
+        assert!(html.contains("data-group=\"PRR_\u{2066}1\""));
+        assert!(html.contains("data-thread=\"T\u{7}1\""));
+    }
+
+    /// The form serves only its own address (a DNS name rebound to 127.0.0.1 is refused) and
+    /// takes a `POST` only from its own page.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn only_its_own_address_and_page_may_use_the_form() {
+        let server = FormServer::bind(&sample_page(600), None, patient())
+            .await
+            .unwrap();
+        let (addr, base) = target(&server);
+        let port = addr.rsplit_once(':').unwrap().1.to_owned();
+        let task = waiting(server);
+        let submit = format!("{base}submit");
+        let alive = format!("{base}alive");
+        let own = format!("http://{addr}");
+        let localhost = format!("localhost:{port}");
+        let other_port = format!("127.0.0.1:{}", if port == "1" { "2" } else { "1" });
+
+        // Foreign `Host`s: refused on every route, the fallback included.
+        for host in [
+            format!("evil.example:{port}"),
+            "evil.example".to_owned(),
+            other_port.clone(),
+            format!("127.0.0.1.evil.example:{port}"),
+            String::new(),
+        ] {
+            for (method, path) in [("GET", base.as_str()), ("GET", "/"), ("POST", &submit)] {
+                let reply = exactly(
+                    &addr,
+                    method,
+                    path,
+                    "{}",
+                    &[("Host", &host), ("Origin", &own)],
+                )
+                .await;
+                assert_eq!(reply.status, 403, "{method} {path} for Host {host:?}");
+                assert!(!reply.body.contains("<form"), "{host}");
+            }
+        }
+        let reply = exactly(&addr, "GET", &base, "", &[]).await;
+        assert_eq!(reply.status, 403, "no Host at all");
+        // The server's own names.
+        let page = exactly(&addr, "GET", &base, "", &[("Host", &localhost)]).await;
+        assert_eq!(page.status, 200);
+        let page = exactly(&addr, "GET", &base, "", &[("Host", &addr.to_uppercase())]).await;
+        assert_eq!(page.status, 200, "host names are not case-sensitive");
+
+        // POSTs that do not come from the page.
+        let refused_posts: [&[(&str, &str)]; 7] = [
+            &[("Host", &addr)],
+            &[("Host", &addr), ("Origin", "https://evil.example")],
+            &[("Host", &addr), ("Origin", "http://evil.example")],
+            &[("Host", &addr), ("Origin", &format!("http://{other_port}"))],
+            &[("Host", &addr), ("Origin", "null")],
+            &[("Host", &addr), ("Sec-Fetch-Site", "cross-site")],
+            &[
+                ("Host", &addr),
+                ("Origin", "https://evil.example"),
+                ("Sec-Fetch-Site", "same-origin"),
+            ],
+        ];
+        for headers in refused_posts {
+            for path in [
+                &submit,
+                &alive,
+                &format!("{base}cancel"),
+                &format!("{base}closed"),
+            ] {
+                let reply = exactly(&addr, "POST", path, "{}", headers).await;
+                assert_eq!(reply.status, 403, "POST {path} with {headers:?}");
+                let error: serde_json::Value = serde_json::from_str(&reply.body).unwrap();
+                assert_eq!(error["error"], "this form answers only its own page");
+            }
+        }
+        assert!(!task.is_finished(), "no refused request ends the form");
+
+        // The page's own requests: a fetch (its origin), a beacon under `no-referrer` (the
+        // `null` origin, same-origin by Fetch Metadata), and the page opened as localhost.
+        let beacon = exactly(
+            &addr,
+            "POST",
+            &alive,
+            "",
+            &[
+                ("Host", &addr),
+                ("Origin", "null"),
+                ("Sec-Fetch-Site", "same-origin"),
+            ],
+        )
+        .await;
+        assert_eq!(beacon.status, 200, "{}", beacon.body);
+        let fetched = exactly(
+            &addr,
+            "POST",
+            &alive,
+            "",
+            &[("Host", &addr), ("Sec-Fetch-Site", "same-origin")],
+        )
+        .await;
+        assert_eq!(fetched.status, 200, "{}", fetched.body);
+        let via_localhost = exactly(
+            &addr,
+            "POST",
+            &alive,
+            "",
+            &[
+                ("Host", &localhost),
+                ("Origin", &format!("http://{localhost}")),
+            ],
+        )
+        .await;
+        assert_eq!(via_localhost.status, 200, "{}", via_localhost.body);
+        assert!(!task.is_finished());
+        let body = r#"{"issues":{"T1":{"instruction":"Use a constant","action":"fix"}}}"#;
+        let accepted = exactly(
+            &addr,
+            "POST",
+            &submit,
+            body,
+            &[("Host", &addr), ("Origin", &own)],
+        )
+        .await;
+        assert_eq!(accepted.status, 200, "{}", accepted.body);
+        let answers = outcome(task).await;
+        assert_eq!(answers.status, FormStatus::Submitted);
+        assert_eq!(answers.issues["T1"].instruction, "Use a constant");
     }
 
     #[test]

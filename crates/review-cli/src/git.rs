@@ -593,6 +593,27 @@ impl GitVcs {
         Ok(out.lines().map(str::to_owned).collect())
     }
 
+    /// The paths `commit` changes: against each parent (a merge's included), both sides of a
+    /// rename, as git stores them (not quoted).
+    pub fn paths_changed_by(&self, commit: &str) -> Result<Vec<String>, GitError> {
+        let out = self.run(&[
+            "diff-tree",
+            "--no-commit-id",
+            "--name-only",
+            "-r",
+            "-z",
+            "--no-renames",
+            "-m",
+            "--root",
+            commit,
+        ])?;
+        Ok(out
+            .split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_owned)
+            .collect())
+    }
+
     /// Adds a worktree at `path` on a detached `commit`.
     pub fn add_worktree(&self, path: &Path, commit: &str) -> Result<Self, GitError> {
         let p = path.to_string_lossy();

@@ -8,6 +8,8 @@ use std::io::{self, IsTerminal, Write};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use review_core::text::visible;
+
 /// When to color stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
@@ -76,31 +78,44 @@ pub fn stdout(text: &str) -> io::Result<()> {
     out.flush()
 }
 
+/// Writes human-readable `text` to stdout, with the control and bidirectional formatting
+/// characters of what it quotes from GitHub or the pull request shown escaped ([`visible`]:
+/// newlines and tabs stay). JSON goes through [`stdout`]: it keeps the exact text.
+pub fn human(text: &str) -> io::Result<()> {
+    stdout(&visible(text))
+}
+
 /// Writes one narration line (`[triage] step N — ...`) to stderr, or collects it.
+///
+/// Narration quotes titles and paths from the pull request: on stderr its control and
+/// bidirectional formatting characters are shown escaped ([`visible`]); collected narration
+/// (JSON) keeps the exact text.
 pub fn narrate(line: &str) {
     let mut collected = COLLECTED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     match collected.as_mut() {
         Some(lines) => lines.push(line.to_owned()),
-        None => eprintln!("{line}"),
+        None => eprintln!("{}", visible(line)),
     }
 }
 
-/// Writes an error, its causes and a hint to stderr.
+/// Writes an error, its causes and a hint to stderr, with the text's control and bidirectional
+/// formatting characters shown escaped ([`visible`]).
 pub fn error(message: &str, causes: Vec<String>, hint: Option<&str>) {
-    eprintln!("{} {message}", paint("error:", "1;31"));
+    eprintln!("{} {}", paint("error:", "1;31"), visible(message));
     for cause in causes {
-        eprintln!("  {} {cause}", paint("caused by:", "2"));
+        eprintln!("  {} {}", paint("caused by:", "2"), visible(&cause));
     }
     if let Some(hint) = hint {
-        eprintln!("{} {hint}", paint("hint:", "1;36"));
+        eprintln!("{} {}", paint("hint:", "1;36"), visible(hint));
     }
 }
 
-/// Writes a question to stderr, without a newline, for an answer on stdin.
+/// Writes a question to stderr, without a newline, for an answer on stdin (its control and
+/// bidirectional formatting characters shown escaped: [`visible`]).
 pub fn prompt(question: &str) {
-    eprint!("{question}");
+    eprint!("{}", visible(question));
     let _ = io::stderr().flush();
 }
 

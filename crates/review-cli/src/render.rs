@@ -1,11 +1,15 @@
 //! The human-readable triage report: one section per outcome, one line per thread.
 //!
-//! Plain text with no colour, so it reads the same in a terminal, a log or a pipe.
+//! Plain text with no colour, so it reads the same in a terminal, a log or a pipe. What comes
+//! from the pull request (its title, thread ids, paths, logins, reasons quoting a finding) is
+//! shown with [`visible_line`]: one line each, control and bidirectional formatting characters
+//! escaped, so a comment cannot redraw a row or start one of its own.
 
 use std::fmt::Write as _;
 
 use review_core::model::PullRequest;
 use review_core::report::{Outcome, Report, ThreadReport};
+use review_core::text::visible_line;
 
 /// What each section of the report means, said once under its heading.
 fn section_note(outcome: Outcome, applied: bool) -> &'static str {
@@ -22,11 +26,12 @@ fn section_note(outcome: Outcome, applied: bool) -> &'static str {
 }
 
 fn who(t: &ThreadReport) -> String {
-    match (&t.family, &t.author, t.human) {
+    let who = match (&t.family, &t.author, t.human) {
         (Some(family), _, false) => family.clone(),
         (_, Some(login), _) => format!("@{login}"),
         (_, None, _) => "(unknown)".to_owned(),
-    }
+    };
+    visible_line(&who).into_owned()
 }
 
 /// Renders the report for people.
@@ -39,22 +44,22 @@ pub fn report(pr: &PullRequest, report: &Report) -> String {
     };
     let _ = writeln!(
         out,
-        "{}#{} {:?} at {} ({mode})",
+        "{}#{} {} at {} ({mode})",
         report.repo,
         report.pr,
-        pr.title,
+        visible_line(&format!("{:?}", pr.title)),
         report.head_sha.short()
     );
     let id_w = report
         .threads
         .iter()
-        .map(|t| t.id.0.len())
+        .map(|t| visible_line(&t.id.0).len())
         .max()
         .unwrap_or(0);
     let loc_w = report
         .threads
         .iter()
-        .map(|t| t.location.len())
+        .map(|t| visible_line(&t.location).len())
         .max()
         .unwrap_or(0);
     let who_w = report
@@ -88,11 +93,11 @@ pub fn report(pr: &PullRequest, report: &Report) -> String {
             let _ = writeln!(
                 out,
                 "  {:id_w$}  {:loc_w$}  {:who_w$}  {:10}  {}",
-                t.id.0,
-                t.location,
+                visible_line(&t.id.0),
+                visible_line(&t.location),
                 who(t),
                 class,
-                t.reason,
+                visible_line(&t.reason),
             );
         }
     }
@@ -121,9 +126,9 @@ pub fn report(pr: &PullRequest, report: &Report) -> String {
             let _ = writeln!(
                 out,
                 "  {} ({}): alternative was {}",
-                t.id.0,
-                t.location,
-                t.alternative.as_deref().unwrap_or_default()
+                visible_line(&t.id.0),
+                visible_line(&t.location),
+                visible_line(t.alternative.as_deref().unwrap_or_default())
             );
         }
     }

@@ -92,5 +92,6 @@ pub mod rules;
 pub mod signals;
 pub mod snapshot;
 pub mod suggestion;
+pub mod text;
 pub mod time;
 pub mod watch;

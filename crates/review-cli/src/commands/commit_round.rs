@@ -177,7 +177,7 @@ pub async fn run(args: CommitRoundArgs) -> Result<(), CliError> {
         .await?
         .denied(&[])?;
     let text = commit_round(&vcs, &files, &args.paths, check, &denied)?;
-    output::stdout(&text).map_err(CliError::Output)?;
+    output::human(&text).map_err(CliError::Output)?;
     if args.notify {
         notify(&text);
     }

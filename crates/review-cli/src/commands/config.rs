@@ -3,6 +3,7 @@
 use clap::Args;
 use review_core::gate::DEFAULT_AUTOMATED_HEADER;
 use review_core::plan::DEFAULT_DENIED_PATHS;
+use review_core::text::visible_line;
 use serde::Serialize;
 
 use crate::commands::common;
@@ -162,7 +163,7 @@ pub async fn run(args: &ConfigArgs) -> Result<(), CliError> {
                 || "(none)".to_owned(),
                 |p| {
                     let state = if p.exists() { "" } else { " (not found)" };
-                    format!("{}{state}", p.display())
+                    format!("{}{state}", visible_line(&p.display().to_string()))
                 },
             )
         };
@@ -178,20 +179,29 @@ pub async fn run(args: &ConfigArgs) -> Result<(), CliError> {
             "user file        {}\nrepository file  {repository_file}\n\n",
             file(config::user_path()),
         );
+        // Values may come from the repository's file (the pull request's): shown on one line,
+        // their control and bidirectional formatting characters escaped.
         let width = rows.iter().map(|r| r.key.len()).max().unwrap_or(0);
         let vwidth = rows
             .iter()
-            .map(|r| r.value.chars().count())
+            .map(|r| visible_line(&r.value).chars().count())
             .max()
             .unwrap_or(0)
             .min(40);
         for r in &rows {
             text.push_str(&format!(
                 "{:width$}  {:vwidth$}  {}\n",
-                r.key, r.value, r.source
+                r.key,
+                visible_line(&r.value),
+                visible_line(&r.source)
             ));
         }
         text
     };
-    output::stdout(&text).map_err(CliError::Output)
+    if args.json {
+        output::stdout(&text)
+    } else {
+        output::human(&text)
+    }
+    .map_err(CliError::Output)
 }

@@ -200,7 +200,13 @@ pub async fn run(args: DecideArgs) -> Result<(), CliError> {
             })
             .collect()
     };
-    output::stdout(&text).map_err(CliError::Output)
+    if args.json {
+        output::stdout(&text)
+    } else {
+        // Reasons may quote the triager's answer: escapes shown, not obeyed.
+        output::human(&text)
+    }
+    .map_err(CliError::Output)
 }
 
 /// Judges a triager's `raw` answer on `finding` and records it through the decisions file's

@@ -14,6 +14,7 @@ use review_core::followup::{self, DispatchMode, Issue, Lang, Task};
 use review_core::model::{CommentId, PullRequest, ThreadId};
 use review_core::ports::{MinimizeReason, ReviewHost};
 use review_core::post;
+use review_core::text::visible_line;
 use review_github::reader::Reader;
 use serde::{Deserialize, Serialize};
 
@@ -42,7 +43,8 @@ pub struct FollowupArgs {
     #[arg(value_name = "PR")]
     pr: Option<String>,
 
-    /// Read the answers from FILE instead of showing the form
+    /// Read the answers from FILE instead of showing the form (the groups it hides must be
+    /// groups this follow-up shows)
     #[arg(long, value_name = "FILE")]
     answers: Option<PathBuf>,
 
@@ -52,7 +54,8 @@ pub struct FollowupArgs {
 
     /// The coding agent for fix tasks, run with `sh -c` in the repository (in its own git
     /// worktree for parallel tasks), the task description on stdin and in $REVIEW_TASK_FILE
-    /// [default: `commands.agent` of your config file]
+    /// (what comes from the PR fenced under a random marker); a commit of its that touches a
+    /// deny-listed path does not count [default: `commands.agent` of your config file]
     #[arg(long, value_name = "COMMAND")]
     agent_cmd: Option<String>,
 
@@ -78,7 +81,7 @@ pub struct FollowupArgs {
     no_browser: bool,
 
     /// Post the replies of fixes now on the PR's head, and hide the review groups whose threads
-    /// are all resolved
+    /// are all resolved (the group reviewer's own comments)
     #[arg(long, conflicts_with_all = ["answers", "yes"])]
     finish: bool,
 
@@ -164,6 +167,31 @@ fn read_answers(path: &Path) -> Result<FormAnswers, CliError> {
     })
 }
 
+/// Refuses answers that name a review group the follow-up did not show (an answers file written
+/// for another pull request, or by hand): hiding a group minimizes comments, so only the groups of
+/// `issues` may be named. Nothing has been posted when this fails.
+fn check_groups(answers: &FormAnswers, issues: &[Issue]) -> Result<(), CliError> {
+    let Some(unknown) = answers
+        .groups
+        .keys()
+        .find(|id| !issues.iter().any(|i| &i.group == *id))
+    else {
+        return Ok(());
+    };
+    let shown: std::collections::BTreeSet<&str> = issues.iter().map(|i| i.group.as_str()).collect();
+    let shown: Vec<&str> = shown.into_iter().collect();
+    Err(CliError::Usage {
+        message: format!(
+            "the answers name the review group {}, which this follow-up does not show; nothing was posted",
+            visible_line(&format!("{unknown:?}"))
+        ),
+        hint: Some(format!(
+            "name only the groups shown (the form's `data-group`; here: {}), or answer with the form",
+            visible_line(&shown.join(", "))
+        )),
+    })
+}
+
 async fn connect(args: &FollowupArgs) -> Result<(Connection, PullRequest), CliError> {
     match common::load(
         args.pr.as_deref(),
@@ -226,14 +254,15 @@ fn preview(
     );
     for t in tasks {
         let nums: Vec<String> = t.threads.iter().map(|id| number(id)).collect();
+        // Titles and paths come from the pull request: one line each, escapes visible.
         out.push_str(&format!(
             "| {} | {} | {} | {:?} | fix |\n",
-            t.title.replace('|', "\\|"),
+            visible_line(&t.title).replace('|', "\\|"),
             nums.join(", "),
             if t.files.is_empty() {
                 "—".to_owned()
             } else {
-                t.files.join(", ")
+                visible_line(&t.files.join(", ")).replace('|', "\\|")
             },
             t.difficulty
         ));
@@ -366,6 +395,10 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
     let automation = args.automation.settings()?;
     let (conn, pr) = connect(&args).await?;
     let vcs = GitVcs::open(&common::cwd()?).ok();
+    // The deny list: the defaults, the user's file and the repository's (at the base commit).
+    let denied = crate::config::repository(&conn.client, &pr)
+        .await?
+        .denied(&[])?;
     if args.finish {
         let vcs = vcs.ok_or_else(|| CliError::Usage {
             message: "--finish reads what the follow-up left in the git directory".to_owned(),
@@ -373,7 +406,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
         })?;
         let mut tally = Tally::default();
         finish(&conn, &pr, &vcs, &automation, &mut tally).await?;
-        return output::stdout(&wrap_up(&tally)).map_err(CliError::Output);
+        return output::human(&wrap_up(&tally)).map_err(CliError::Output);
     }
 
     let signals = review_classify::analyze(&pr, &automation);
@@ -411,6 +444,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                     hint: Some("pass --answers FILE to answer without a browser".to_owned()),
                 })?,
         };
+        check_groups(&answers, &issues)?;
         let json = serde_json::to_string(&answers).unwrap_or_default();
         output::stdout(&format!("{json}\n")).map_err(CliError::Output)?;
         if answers.status != FormStatus::Submitted {
@@ -424,7 +458,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                 .iter()
                 .map(|(i, text)| followup::clarification(i.number, text))
                 .collect();
-            output::stdout(&(lines.join("\n") + "\n")).map_err(CliError::Output)?;
+            output::human(&(lines.join("\n") + "\n")).map_err(CliError::Output)?;
             return Err(CliError::Usage {
                 message: format!(
                     "{} instruction(s) are ambiguous; nothing was done",
@@ -539,9 +573,14 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
         match agent.filter(|a| !a.trim().is_empty()) {
             None => {
                 for (n, task) in tasks.iter().enumerate() {
-                    let text = followup::task_description(&pr, task, &issues);
-                    output::stdout(&format!("\n### Task {}: {}\n\n{text}", n + 1, task.title))
-                        .map_err(CliError::Output)?;
+                    let text = describe(&pr, task, &issues)?;
+                    output::human(&format!(
+                        "\n### Task {}: {}\n\n{}",
+                        n + 1,
+                        visible_line(&task.title),
+                        text
+                    ))
+                    .map_err(CliError::Output)?;
                 }
                 output::narrate(
                     "[followup] no agent command (--agent-cmd or commands.agent): the tasks are printed above for you to carry out",
@@ -585,13 +624,26 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                     if done {
                         output::narrate(&format!(
                             "[followup] task \"{}\" was done by an earlier run",
-                            task.title
+                            visible_line(&task.title)
                         ));
-                    } else if killed.is_some() {
+                    } else if let Some(started) = killed {
                         let sha = vcs.short_head().unwrap_or_default();
+                        if let Some(bad) =
+                            crate::dispatch::denied_commit(vcs, &started.base, &head, &denied)
+                        {
+                            // The agent's commit touches a deny-listed path: left for the user,
+                            // not taken up, no reply recorded.
+                            output::narrate(&format!(
+                                "[followup] task \"{}\" failed: {bad}; its threads stay open",
+                                visible_line(&task.title)
+                            ));
+                            let threads = task.threads.clone();
+                            update_state(&path, |st| st.started.retain(|s| s.threads != threads))?;
+                            continue;
+                        }
                         output::narrate(&format!(
                             "[followup] task \"{}\" was committed ({sha}) by a run that stopped: taken up",
-                            task.title
+                            visible_line(&task.title)
                         ));
                         let picked = completions_of(task, &sha);
                         let threads = task.threads.clone();
@@ -632,16 +684,18 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                         output::narrate(&format!("[followup] cannot record the task: {e}"));
                     }
                 };
+                let descriptions = todo
+                    .iter()
+                    .map(|t| describe(&pr, t, &issues))
+                    .collect::<Result<Vec<_>, _>>()?;
                 let outcomes = crate::dispatch::run_tasks(
                     vcs,
                     &path.with_file_name("followup"),
                     &agent,
                     Duration::from_secs(args.agent_timeout),
                     mode,
-                    &todo
-                        .iter()
-                        .map(|t| followup::task_description(&pr, t, &issues))
-                        .collect::<Vec<_>>(),
+                    &descriptions,
+                    &denied,
                     &record,
                 );
                 for (task, outcome) in todo.iter().zip(outcomes) {
@@ -649,11 +703,11 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                         Ok(Some(_)) => tally.tasks_done += 1,
                         Ok(None) => output::narrate(&format!(
                             "[followup] task \"{}\" made no commit: its threads stay open",
-                            task.title
+                            visible_line(&task.title)
                         )),
                         Err(why) => output::narrate(&format!(
                             "[followup] task \"{}\" failed: {why}; its threads stay open",
-                            task.title
+                            visible_line(&task.title)
                         )),
                     }
                 }
@@ -695,7 +749,22 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
         })?;
         finish(&conn, &pr, vcs, &automation, &mut tally).await?;
     }
-    output::stdout(&wrap_up(&tally)).map_err(CliError::Output)
+    output::human(&wrap_up(&tally)).map_err(CliError::Output)
+}
+
+/// The agent's task description for `task`: what comes from the pull request fenced under a
+/// fresh random marker ([`followup::task_description`]).
+fn describe(pr: &PullRequest, task: &Task, issues: &[Issue]) -> Result<String, CliError> {
+    let hex = crate::command::random_marker().map_err(|message| CliError::Other {
+        message,
+        hint: Some("nothing was dispatched; run again".to_owned()),
+    })?;
+    Ok(followup::task_description(
+        pr,
+        task,
+        issues,
+        &format!("task_{hex}"),
+    ))
 }
 
 /// Resolves `threads` in batches, counting what was resolved and narrating what was not.
@@ -807,15 +876,22 @@ async fn finish(
         if open > 0 {
             output::narrate(&format!(
                 "Group @{}: {open}/{} threads still unresolved, skipping hide.",
-                h.reviewer,
+                visible_line(&h.reviewer),
                 threads.len()
             ));
             left.hide.push(h);
             continue;
         }
+        // Only the group's reviewer's own comments: a person's replies in its threads (and the
+        // tool's) stay as they are.
+        let by_reviewer = |author: Option<&review_core::model::Author>| {
+            !h.reviewer.is_empty() && author.is_some_and(|a| a.login == h.reviewer)
+        };
         let comments: Vec<CommentId> = threads
             .iter()
-            .flat_map(|t| t.comments.iter().map(|c| c.id.clone()))
+            .flat_map(|t| t.comments.iter())
+            .filter(|c| by_reviewer(c.author.as_ref()))
+            .map(|c| c.id.clone())
             .collect();
         let mut failed = false;
         for c in &comments {
@@ -826,10 +902,9 @@ async fn finish(
         }
         // The review's own body too, when it says something (GitHub refuses where the viewer
         // cannot minimize it: that is reported, the comments stay hidden).
-        let review = pr
-            .reviews
-            .iter()
-            .find(|r| r.id.0 == h.group && !r.body.trim().is_empty());
+        let review = pr.reviews.iter().find(|r| {
+            r.id.0 == h.group && !r.body.trim().is_empty() && by_reviewer(r.author.as_ref())
+        });
         if let (Some(review), false) = (review, failed) {
             let id = CommentId(review.id.0.clone());
             if let Err(e) = host.minimize(&id, MinimizeReason::Outdated).await {
@@ -843,7 +918,7 @@ async fn finish(
         } else {
             output::narrate(&format!(
                 "[followup] group @{} hidden ({} comments)",
-                h.reviewer,
+                visible_line(&h.reviewer),
                 comments.len()
             ));
         }

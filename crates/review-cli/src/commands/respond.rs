@@ -584,7 +584,7 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
         text.push_str("nothing to reply to");
     }
     text.push('\n');
-    output::stdout(&text).map_err(CliError::Output)?;
+    output::human(&text).map_err(CliError::Output)?;
     if uncertain > 0 {
         return Err(CliError::GitHub {
             message: format!(

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use clap::Args;
+use review_core::text::visible_line;
 use serde::Serialize;
 
 use crate::commands::common::{self, AutomationArgs, PrArgs};
@@ -91,6 +92,7 @@ pub async fn run(args: ThreadsArgs) -> Result<(), CliError> {
             }
         })
         .collect();
+    let human = !args.json;
     let text = if args.json {
         let listing = Listing {
             version: 1,
@@ -107,7 +109,12 @@ pub async fn run(args: ThreadsArgs) -> Result<(), CliError> {
     } else {
         render(&threads)
     };
-    output::stdout(&text).map_err(CliError::Output)
+    if human {
+        output::human(&text)
+    } else {
+        output::stdout(&text)
+    }
+    .map_err(CliError::Output)
 }
 
 fn first_line(body: &str) -> String {
@@ -119,10 +126,21 @@ fn first_line(body: &str) -> String {
     line.chars().take(100).collect()
 }
 
+/// The listing for people: one row per thread. Ids, paths, logins and titles come from the pull
+/// request: each is shown on one line with its control and bidirectional formatting characters
+/// escaped ([`visible_line`]), so a comment cannot redraw a row or add one.
 fn render(threads: &[Listed]) -> String {
     let mut out = String::new();
-    let id_w = threads.iter().map(|t| t.id.len()).max().unwrap_or(0);
-    let loc_w = threads.iter().map(|t| t.location.len()).max().unwrap_or(0);
+    let id_w = threads
+        .iter()
+        .map(|t| visible_line(&t.id).len())
+        .max()
+        .unwrap_or(0);
+    let loc_w = threads
+        .iter()
+        .map(|t| visible_line(&t.location).len())
+        .max()
+        .unwrap_or(0);
     for t in threads {
         let state = if t.resolved {
             "resolved"
@@ -139,8 +157,12 @@ fn render(threads: &[Listed]) -> String {
         let kind = if t.human { "human" } else { "bot" };
         let _ = writeln!(
             out,
-            "{:id_w$}  {:loc_w$}  {state:8}  {kind:5}  {who}  ({} comments) {}",
-            t.id, t.location, t.comments, t.title
+            "{:id_w$}  {:loc_w$}  {state:8}  {kind:5}  {}  ({} comments) {}",
+            visible_line(&t.id),
+            visible_line(&t.location),
+            visible_line(&who),
+            t.comments,
+            visible_line(&t.title)
         );
     }
     if threads.is_empty() {

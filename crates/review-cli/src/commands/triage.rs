@@ -15,6 +15,7 @@ use review_core::ports::{ReviewHost, Vcs};
 use review_core::report::Report;
 use review_core::rules::LadderMode;
 use review_core::snapshot;
+use review_core::text::{visible, visible_line};
 use review_github::pr_ref::PrRef;
 use review_github::reader::Reader;
 
@@ -636,6 +637,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
             ),
         })?,
     };
+    let human = !settings.substep && !settings.json;
     let text = if settings.substep {
         let new_head = vcs
             .as_ref()
@@ -653,7 +655,12 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     } else {
         render::report(&pr, &report)
     };
-    output::stdout(&text).map_err(CliError::Output)?;
+    if human {
+        output::human(&text)
+    } else {
+        output::stdout(&text)
+    }
+    .map_err(CliError::Output)?;
     if let Some(path) = &settings.summary_file {
         let markdown = format!(
             "### review triage of #{}\n\n{}\n\n```text\n{}```\n",
@@ -814,6 +821,55 @@ fn ask_terminal(question: &str) -> bool {
         && matches!(answer.trim(), "y" | "Y" | "yes")
 }
 
+/// The gutter before each line of a replacement in [`human_fix_question`].
+const GUTTER: &str = "│ ";
+
+/// The question `--interactive` asks about the suggestion in a person's thread. The replacement
+/// is shown exactly as it will be committed (the lines `suggestion::apply` writes): each line
+/// after a visible gutter, the end marked, and control and bidirectional formatting characters
+/// written as escapes (`\u{1b}`), so nothing in it can redraw the prompt, hide a line or reorder
+/// one. Ids, paths and titles from the pull request are shown on one line each.
+fn human_fix_question(
+    entry: &review_core::report::ThreadReport,
+    path: &str,
+    title: &str,
+    suggestion: &review_core::signals::Suggestion,
+    lines: Option<review_core::model::LineRange>,
+) -> String {
+    use std::fmt::Write as _;
+    let range = lines.map_or_else(|| "?".to_owned(), |l| l.to_string());
+    let mut out = format!(
+        "\n{} ({}): {}\n{}\n",
+        visible_line(&entry.id.0),
+        visible_line(&entry.location),
+        visible_line(title),
+        visible_line(&entry.reason)
+    );
+    let new: Vec<&str> = suggestion.replacement.lines().collect();
+    if new.is_empty() {
+        let _ = writeln!(
+            out,
+            "suggested replacement: lines {range} of {} are deleted",
+            visible_line(path)
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "suggested replacement of lines {range} of {}, {} line(s) exactly as they will be \
+             committed (each after \"{}\"; control characters shown as \\u{{..}}):",
+            visible_line(path),
+            new.len(),
+            GUTTER.trim_end()
+        );
+        for line in new {
+            let _ = writeln!(out, "{GUTTER}{}", visible(line));
+        }
+    }
+    out.push_str("└─ end of the replacement\n");
+    out.push_str("commit this fix? The thread stays open for your reply. [y/N] ");
+    out
+}
+
 /// Offers, one by one, the bot suggestions in threads a person took part in, and commits each
 /// one the user accepts. Nothing is resolved or replied to: the thread stays open for the
 /// user's own reply, and its report line says "fixed in SHA, thread left open for your reply".
@@ -854,9 +910,12 @@ fn offer_human_fixes(
         {
             continue;
         }
-        let question = format!(
-            "\n{} ({}): {}\n{}\nsuggested replacement:\n{}\ncommit this fix? The thread stays open for your reply. [y/N] ",
-            entry.id, entry.location, sig.title, entry.reason, suggestion.replacement
+        let question = human_fix_question(
+            entry,
+            &thread.path,
+            &sig.title,
+            suggestion,
+            suggestion.lines.or(thread.lines),
         );
         if !ask(&question) {
             continue;
@@ -1058,6 +1117,64 @@ fn fix_history(vcs: &GitVcs, pr: &PullRequest) -> Result<(FixHistory, bool), Cli
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: `--interactive` printed a suggestion's replacement raw, so an escape sequence
+    /// in it could erase the shown lines and draw others: what was shown was not what would be
+    /// committed. Each line is now shown after a gutter, escapes visible, the end marked.
+    #[test]
+    fn the_interactive_question_shows_the_replacement_exactly_and_inertly() {
+        use review_core::report::{Outcome, ThreadReport};
+        let entry: ThreadReport = serde_json::from_value(serde_json::json!({
+            "id": "PRRT_1\u{1b}[2K",
+            "location": "src/lib.rs:3",
+            "outcome": "deferred",
+            "human": true,
+            "class": null,
+            "reason": "a person took part",
+        }))
+        .unwrap();
+        assert_eq!(entry.outcome, Outcome::Deferred);
+        let suggestion = review_core::signals::Suggestion {
+            lines: Some(review_core::model::LineRange::new(3, 4)),
+            replacement:
+                "let a = 1;\x1b[2K\r\x1b[1Alet a = safe();\r\n\tlet b = \u{202e}2;\u{9b}0m\nend"
+                    .to_owned(),
+        };
+        let question = human_fix_question(
+            &entry,
+            "src/lib.rs",
+            "Use \u{2066}a constant",
+            &suggestion,
+            suggestion.lines,
+        );
+        assert_eq!(
+            question,
+            "\nPRRT_1\\u{1b}[2K (src/lib.rs:3): Use \\u{2066}a constant\na person took part\n\
+             suggested replacement of lines 3-4 of src/lib.rs, 3 line(s) exactly as they will be \
+             committed (each after \"│\"; control characters shown as \\u{..}):\n\
+             │ let a = 1;\\u{1b}[2K\\u{d}\\u{1b}[1Alet a = safe();\n\
+             │ \tlet b = \\u{202e}2;\\u{9b}0m\n\
+             │ end\n\
+             └─ end of the replacement\n\
+             commit this fix? The thread stays open for your reply. [y/N] "
+        );
+        for c in question.chars() {
+            assert!(
+                !review_core::text::is_escaped(c, false),
+                "a raw U+{:04X} in the question",
+                u32::from(c)
+            );
+        }
+        let deleted = review_core::signals::Suggestion {
+            lines: Some(review_core::model::LineRange::new(7, 7)),
+            replacement: String::new(),
+        };
+        let question = human_fix_question(&entry, "src/lib.rs", "x", &deleted, deleted.lines);
+        assert!(
+            question.contains("suggested replacement: lines 7 of src/lib.rs are deleted\n└─ end of the replacement\n"),
+            "{question}"
+        );
+    }
 
     #[test]
     fn pr_numbers_and_urls_parse() {

@@ -8,6 +8,7 @@ mod test_apply;
 mod test_config;
 mod test_crash;
 mod test_drills;
+mod test_escapes;
 mod test_finish;
 mod test_followup;
 mod test_form_browser;

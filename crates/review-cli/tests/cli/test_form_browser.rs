@@ -379,7 +379,11 @@ fn issue(thread_id: &str, number: usize, reviewer: &str, comment: &str) -> FormI
 const HOSTILE: &str = "<script>window.pwned = true; document.title = 'pwned';</script>\
                        <img src=x onerror=\"window.pwned = true\">";
 
-/// 40 threads over 4 review groups; thread `T7` carries a hostile body.
+/// A body that would redraw a terminal line and reorder the page if shown as it is.
+const REORDERING: &str = "LGTM\u{1b}[2K\r from @alice \u{202e}!won ti xif";
+
+/// 40 threads over 4 review groups; thread `T7` carries a hostile body, `T8` control and
+/// bidirectional formatting characters.
 fn forty_threads(timeout_secs: u64) -> FormPage {
     let reviewers = [
         "coderabbitai",
@@ -399,6 +403,8 @@ fn forty_threads(timeout_secs: u64) -> FormPage {
                     let number = g * 10 + i;
                     let comment = if number == 7 {
                         HOSTILE.to_owned()
+                    } else if number == 8 {
+                        REORDERING.to_owned()
                     } else {
                         format!("Comment {number}: please look at this.")
                     };
@@ -463,6 +469,15 @@ fn form_in_a_real_browser_renders_every_thread_inertly_and_submits() {
         "document.querySelector('article[data-thread=\"T7\"] .comment').textContent",
     );
     assert_eq!(shown, json!(HOSTILE));
+    // Control and bidirectional formatting characters show as escapes: nothing is reordered.
+    let shown = browser.eval(
+        &tab,
+        "document.querySelector('article[data-thread=\"T8\"] .comment').textContent",
+    );
+    assert_eq!(
+        shown,
+        json!("LGTM\\u{1b}[2K\\u{d} from @alice \\u{202e}!won ti xif")
+    );
 
     // Answer two threads and hide one group, as a person would.
     browser.type_into(
