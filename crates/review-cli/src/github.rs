@@ -96,6 +96,14 @@ pub fn read_error(e: ReadError) -> CliError {
             source: None,
             hint: Some("run again; nothing was changed".to_owned()),
         },
+        ReadError::Incomplete { .. } => CliError::GitHub {
+            message: e.to_string(),
+            source: None,
+            hint: Some(
+                "run again; nothing was changed: the tool acts only on a pull request it read whole"
+                    .to_owned(),
+            ),
+        },
     }
 }
 

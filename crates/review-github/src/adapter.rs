@@ -291,7 +291,8 @@ impl GitHubHost {
         state.last_post = Some(Instant::now());
     }
 
-    /// Whether a comment carrying `key` is already in `thread` (reads every page).
+    /// Whether a comment carrying `key` is already in `thread` (reads every page). "No" only
+    /// when every comment GitHub counts was read: an unread one may be it.
     async fn landed(
         &self,
         thread: &ThreadId,
@@ -299,12 +300,14 @@ impl GitHubHost {
     ) -> Result<Option<PostedComment>, HostError> {
         let reader = Reader::new(&self.client);
         let mut after = None;
+        let mut read = 0;
         loop {
-            let (comments, next) = reader
+            let page = reader
                 .thread_comments(thread, after)
                 .await
                 .map_err(from_read)?;
-            if let Some(c) = comments
+            if let Some(c) = page
+                .comments
                 .iter()
                 .find(|c| post::find_key(&c.body) == Some(key))
             {
@@ -313,9 +316,19 @@ impl GitHubHost {
                     url: c.url.clone(),
                 }));
             }
-            match next {
-                Some(n) => after = Some(n),
-                None => return Ok(None),
+            read += page.comments.len();
+            match page.next {
+                Some(n) if page.lost == 0 => after = Some(n),
+                _ if page.lost > 0 || read < page.total => {
+                    return Err(unavailable(
+                        format!(
+                            "GitHub gave {read} of the {} comments of thread {thread}",
+                            page.total
+                        ),
+                        None,
+                    ));
+                }
+                _ => return Ok(None),
             }
         }
     }
