@@ -271,7 +271,22 @@ impl FakeGitHub {
     /// Starts a fake with no repositories, viewer `dana` (the author of [`crate::PrBuilder`]'s
     /// pull requests) and a full budget of 5,000 points.
     pub async fn start() -> Self {
-        let server = MockServer::start().await;
+        Self::serve(MockServer::start().await).await
+    }
+
+    /// Starts a fake as [`FakeGitHub::start`] does, listening on `ip` (another loopback
+    /// address, such as `127.0.0.2`, stands for another host: tests check which token each
+    /// host receives).
+    ///
+    /// # Panics
+    /// If no port can be bound on `ip`.
+    pub async fn start_on(ip: std::net::IpAddr) -> Self {
+        let listener = std::net::TcpListener::bind((ip, 0))
+            .unwrap_or_else(|e| panic!("FakeGitHub cannot listen on {ip}: {e}"));
+        Self::serve(MockServer::builder().listener(listener).start().await).await
+    }
+
+    async fn serve(server: MockServer) -> Self {
         let state = Arc::new(Mutex::new(State::new()));
         Mock::given(method("POST"))
             .and(path("/graphql"))
@@ -311,7 +326,7 @@ impl FakeGitHub {
         f(&mut st, idx)
     }
 
-    /// The GraphQL endpoint, `http://127.0.0.1:PORT/graphql`.
+    /// The GraphQL endpoint, `http://127.0.0.1:PORT/graphql` (the address it listens on).
     pub fn graphql_url(&self) -> String {
         format!("{}/graphql", self.server.uri())
     }
