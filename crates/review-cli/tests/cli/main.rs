@@ -17,5 +17,6 @@ mod test_mcp;
 mod test_respond;
 mod test_schemas;
 mod test_secrets;
+mod test_token_hosts;
 mod test_triage;
 mod test_watch;
