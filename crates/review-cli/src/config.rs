@@ -122,10 +122,93 @@ struct UserFile {
     /// Whether the tool's git commands run the repository's hooks.
     #[serde(default, rename = "run-hooks")]
     run_hooks: Option<bool>,
-    /// Per repository owner, the environment variable holding the token for that owner's
-    /// repositories (organisations that need their own token).
+    /// Per `HOST/OWNER`, the environment variable holding the token for that owner's
+    /// repositories on that host (organisations that need their own token).
     #[serde(default, rename = "token-variables")]
     token_variables: BTreeMap<String, String>,
+    #[serde(default)]
+    github: GitHub,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct GitHub {
+    /// How long to look for a post whose answer was lost, in seconds.
+    post_check_seconds: Option<u64>,
+}
+
+/// The longest `github.post-check-seconds` may be.
+const MAX_POST_CHECK_SECONDS: u64 = 600;
+
+/// The `(host, owner)` a `[token-variables]` key names: `HOST/OWNER`, the host normalized as
+/// `gh` does, the owner in lower case. The message says what is wrong otherwise.
+pub fn token_key(key: &str) -> Result<(String, String), String> {
+    let Some((host, owner)) = key.trim().split_once('/') else {
+        return Err(format!(
+            "`{key}` names no host: each entry is bound to the host its token is for, written \
+             `\"HOST/OWNER\" = \"VARIABLE\"`"
+        ));
+    };
+    let host = review_github::host::choose_host(Some(host), &review_github::env::MapEnv::new())
+        .map(|(h, _)| h)
+        .map_err(|_| format!("`{key}`: `{host}` is not a host name such as github.com"))?;
+    let owner = owner.trim();
+    if owner.is_empty() || owner.contains(['/', ' ', '\t']) {
+        return Err(format!(
+            "`{key}`: `{owner}` is not a repository owner (written `HOST/OWNER`)"
+        ));
+    }
+    Ok((host, owner.to_ascii_lowercase()))
+}
+
+/// The line (1-based) of the first line of `text` starting with `key` (bare or quoted).
+fn line_of_key(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|l| {
+            let l = l.trim_start();
+            l.starts_with(&format!("\"{key}\""))
+                || l.starts_with(&format!("'{key}'"))
+                || l.starts_with(key)
+        })
+        .map_or(1, |i| i + 1)
+}
+
+/// Checks what the user's file holds beyond its shape: `[token-variables]` keys and the
+/// `[github]` numbers.
+fn check_user(path: &Path, text: &str, user: &UserFile) -> Result<(), CliError> {
+    for (key, var) in &user.token_variables {
+        if let Err(message) = token_key(key) {
+            let example = if key.contains('/') {
+                format!("\"github.com/acme\" = \"{var}\"")
+            } else {
+                format!("\"github.com/{}\" = \"{var}\"", key.trim())
+            };
+            return Err(CliError::Input {
+                path: path.to_path_buf(),
+                message: format!(
+                    "line {}: [token-variables] {message}",
+                    line_of_key(text, key)
+                ),
+                hint: Some(format!(
+                    "write it as {example} (or with the host of your GitHub Enterprise instead \
+                     of github.com): the token is then sent to that host only"
+                )),
+            });
+        }
+    }
+    if let Some(secs) = user.github.post_check_seconds
+        && secs > MAX_POST_CHECK_SECONDS
+    {
+        return Err(CliError::Input {
+            path: path.to_path_buf(),
+            message: format!(
+                "line {}: `post-check-seconds` is {secs}, more than {MAX_POST_CHECK_SECONDS}",
+                line_of_key(text, "post-check-seconds")
+            ),
+            hint: Some("the default is 60".to_owned()),
+        });
+    }
+    Ok(())
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -158,6 +241,7 @@ const USER_ONLY: &[&str] = &[
     "tokens",
     "token-variables",
     "run-hooks",
+    "github",
 ];
 
 /// The merged configuration (before flags), each value with its source.
@@ -185,8 +269,11 @@ pub struct Config {
     pub translator: Option<(String, Source)>,
     /// The command that writes the follow-up form's suggestions.
     pub analyst: Option<(String, Source)>,
-    /// Per repository owner (lower case), the variable holding that owner's token.
-    pub token_variables: BTreeMap<String, (String, Source)>,
+    /// Per host and repository owner (both as [`token_key`] gives them), the variable holding
+    /// the token for that owner's repositories on that host, and for no other host.
+    pub token_variables: BTreeMap<(String, String), (String, Source)>,
+    /// How long to look for a post whose answer was lost, in seconds.
+    pub post_check: Option<(u64, Source)>,
     /// Whether `triage` applies by default.
     pub apply: Option<(bool, Source)>,
     /// Whether `triage --apply` pushes by default.
@@ -356,9 +443,9 @@ fn read_user(path: &Path) -> Result<Option<UserFile>, CliError> {
     let Some(text) = read(path)? else {
         return Ok(None);
     };
-    toml::from_str(&text)
-        .map(Some)
-        .map_err(|e| invalid(path, &text, &e))
+    let user: UserFile = toml::from_str(&text).map_err(|e| invalid(path, &text, &e))?;
+    check_user(path, &text, &user)?;
+    Ok(Some(user))
 }
 
 fn read(path: &Path) -> Result<Option<String>, CliError> {
@@ -452,8 +539,9 @@ pub fn load() -> Result<Config, CliError> {
         config.token_variables = user
             .token_variables
             .into_iter()
-            .map(|(owner, var)| (owner.to_ascii_lowercase(), (var, source.clone())))
+            .filter_map(|(key, var)| Some((token_key(&key).ok()?, (var, source.clone()))))
             .collect();
+        config.post_check = user.github.post_check_seconds.map(|v| (v, source.clone()));
         config.apply = user.defaults.apply.map(|v| (v, source.clone()));
         config.push = user.defaults.push.map(|v| (v, source.clone()));
         config.run_hooks = user.run_hooks.map(|v| (v, source.clone()));
@@ -677,6 +765,61 @@ mod tests {
             if let Err(e) = read_user(&p) {
                 proptest::prop_assert!(e.to_string().contains("review.toml"));
             }
+        }
+    }
+
+    #[test]
+    fn token_variables_are_bound_to_a_host() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "config.toml",
+            "[token-variables]\n\"github.com/Acme\" = \"ACME_TOKEN\"\n\"GHE.example.com:8443/platform\" = \"PLATFORM_TOKEN\"\n",
+        );
+        let user = read_user(&p).unwrap().unwrap();
+        let keys: Vec<_> = user
+            .token_variables
+            .keys()
+            .map(|k| token_key(k).unwrap())
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ("ghe.example.com:8443".to_owned(), "platform".to_owned()),
+                ("github.com".to_owned(), "acme".to_owned()),
+            ]
+        );
+        // The old form, bound to no host, is an error that shows the new one.
+        let p = write(
+            dir.path(),
+            "config.toml",
+            "[paths]\ndeny = []\n[token-variables]\nacme = \"ACME_TOKEN\"\n",
+        );
+        let err = read_user(&p).unwrap_err();
+        let CliError::Input { message, hint, .. } = &err else {
+            panic!("{err:?}");
+        };
+        assert!(
+            message.starts_with("line 4: [token-variables] `acme` names no host"),
+            "{message}"
+        );
+        assert!(
+            hint.as_deref()
+                .is_some_and(|h| h.contains("\"github.com/acme\" = \"ACME_TOKEN\"")),
+            "{hint:?}"
+        );
+        for bad in [
+            "\"https://github.com/acme\"",
+            "\"github.com/\"",
+            "\"github.com/a/b\"",
+            "\"/acme\"",
+        ] {
+            let p = write(
+                dir.path(),
+                "config.toml",
+                &format!("[token-variables]\n{bad} = \"X\"\n"),
+            );
+            assert!(read_user(&p).is_err(), "{bad}");
         }
     }
 

@@ -94,6 +94,10 @@ pub enum TaskEvent<'a> {
 /// only) and finish, so a run killed half-way can be picked up. A task whose commits touch a
 /// path on `denied` fails: in the clone its commits stay for the user to inspect; from a
 /// worktree they are not merged.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the dispatch's inputs, each used once; a struct would only rename them"
+)]
 pub fn run_tasks(
     vcs: &GitVcs,
     dir: &Path,

@@ -228,7 +228,7 @@ pub fn undo(vcs: &GitVcs, edits: &Edits) -> Result<(), String> {
         let full = vcs.root().join(path);
         match content {
             Some(text) => {
-                std::fs::write(&full, text).map_err(|e| format!("cannot put back {path}: {e}"))?
+                std::fs::write(&full, text).map_err(|e| format!("cannot put back {path}: {e}"))?;
             }
             None => {
                 let _ = std::fs::remove_file(&full);

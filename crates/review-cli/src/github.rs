@@ -5,8 +5,11 @@
 //!   remote of the repository in the current directory.
 //! - Host and endpoints: the repository's host, else `GH_HOST`, else github.com;
 //!   `GITHUB_API_URL` and `GITHUB_GRAPHQL_URL` override the endpoints.
-//! - Token: `GH_TOKEN`, then `GITHUB_TOKEN` (`GH_ENTERPRISE_TOKEN`, then `GITHUB_ENTERPRISE_TOKEN`
-//!   for Enterprise Server), then `gh auth token`.
+//! - Token: the variable `[token-variables]` of the user's config file binds to the host and
+//!   owner, else `GH_TOKEN`, then `GITHUB_TOKEN` (`GH_ENTERPRISE_TOKEN`, then
+//!   `GITHUB_ENTERPRISE_TOKEN` for the Enterprise Server host `GH_HOST` names), then `gh auth
+//!   token`. A token goes only to the host it is for: a pull request URL naming a host the user
+//!   did not configure gets none of them (see `review_github::token`).
 //! - Pull request: the number or URL given, else the one open pull request of the current branch.
 
 use std::io::{BufRead, IsTerminal};
@@ -21,7 +24,7 @@ use review_github::locate::{self, Choice};
 use review_github::pr_ref::PrRef;
 use review_github::reader::ReadError;
 use review_github::remote::{HostedRepo, RepoSpec};
-use review_github::token::{GhCli, resolve_token};
+use review_github::token::{GhCli, TokenError, resolve_token};
 
 use crate::error::CliError;
 use crate::git;
@@ -42,6 +45,8 @@ pub struct Connection {
     pub token: review_github::token::Token,
     /// The host the repository is on (`github.com`, an Enterprise host).
     pub host_name: String,
+    /// How long a post whose answer was lost is looked for (`github.post-check-seconds`).
+    pub post_check: std::time::Duration,
 }
 
 impl Connection {
@@ -67,6 +72,7 @@ impl Connection {
             self.number,
             review_github::adapter::WriteSettings {
                 header: header.to_owned(),
+                post_check: self.post_check,
                 ..review_github::adapter::WriteSettings::default()
             },
         )
@@ -110,6 +116,14 @@ pub fn read_error(e: ReadError) -> CliError {
             message: e.to_string(),
             source: None,
             hint: Some("run again; nothing was changed".to_owned()),
+        },
+        ReadError::Incomplete { .. } => CliError::GitHub {
+            message: e.to_string(),
+            source: None,
+            hint: Some(
+                "run again; nothing was changed: the tool acts only on a pull request it read whole"
+                    .to_owned(),
+            ),
         },
     }
 }
@@ -185,21 +199,24 @@ fn target(
     Ok((pr, host, repo))
 }
 
-/// The token the user's config file assigns to `repo`'s owner (`[token-variables]`), when it
-/// names one: read from that environment variable, which must then be set.
+/// The token the user's config file binds to `repo`'s owner on `host` (`[token-variables]`,
+/// `"HOST/OWNER" = "VARIABLE"`), when it names one: read from that environment variable, which
+/// must then be set. An entry for another host never applies.
 fn owner_token(
+    host: &str,
     repo: &RepoId,
+    config: &crate::config::Config,
     env: &(dyn Env + Sync),
 ) -> Result<Option<review_github::token::Token>, CliError> {
-    let config = crate::config::current()?;
-    let Some((var, _)) = config.token_variables.get(&repo.owner.to_ascii_lowercase()) else {
+    let key = (host.to_owned(), repo.owner.to_ascii_lowercase());
+    let Some((var, _)) = config.token_variables.get(&key) else {
         return Ok(None);
     };
     match env.var(var).filter(|v| !v.trim().is_empty()) {
         Some(value) => Ok(Some(review_github::token::Token::new(value.trim()))),
         None => Err(CliError::GitHub {
             message: format!(
-                "your config file says the token for {}'s repositories is in ${var}, which is unset or empty",
+                "your config file says the token for {}'s repositories on {host} is in ${var}, which is unset or empty",
                 repo.owner
             ),
             source: None,
@@ -238,19 +255,34 @@ async fn connect_with(
             "fix GH_HOST, GITHUB_API_URL or GITHUB_GRAPHQL_URL",
         )
     })?;
-    let owner_token = owner_token(&repo, env)?;
-    let found = match owner_token {
+    let config = crate::config::current()?;
+    let found = match owner_token(&endpoints.host, &repo, config, env)? {
         Some(token) => review_github::token::ResolvedToken {
             token,
             source: review_github::token::TokenSource::Helper("token-variables".to_owned()),
         },
-        None => resolve_token(&endpoints.host, env, Some(&GhCli::new())).map_err(|e| {
-            CliError::GitHub {
-                message: e.to_string(),
-                source: None,
-                hint: None,
-            }
-        })?,
+        None => {
+            // The hosts the user bound a token variable to count as configured.
+            let configured: Vec<String> = config
+                .token_variables
+                .keys()
+                .map(|(host, _)| host.clone())
+                .collect();
+            resolve_token(&endpoints.host, env, &configured, Some(&GhCli::new())).map_err(|e| {
+                let hint = matches!(e, TokenError::NotForHost { .. }).then(|| {
+                    format!(
+                        "or bind a variable to that host's owner in [token-variables] of \
+                             your config file: \"{}/{}\" = \"VARIABLE\"",
+                        endpoints.host, repo.owner
+                    )
+                });
+                CliError::GitHub {
+                    message: e.to_string(),
+                    source: None,
+                    hint,
+                }
+            })?
+        }
     };
     let progress: review_github::client::Progress =
         Arc::new(|message: &str| output::narrate(&format!("[review] {message}")));
@@ -274,6 +306,10 @@ async fn connect_with(
         rest: endpoints.rest,
         token: found.token,
         host_name: endpoints.host.clone(),
+        post_check: config.post_check.as_ref().map_or_else(
+            || review_github::adapter::WriteSettings::default().post_check,
+            |(secs, _)| std::time::Duration::from_secs(*secs),
+        ),
     })
 }
 

@@ -4,9 +4,13 @@
 //! document under aliases, [`WriteSettings::batch_size`] at a time, each alias's result mapped
 //! back to its thread. Replies go one at a time, at least [`WriteSettings::post_interval`] apart
 //! (GitHub asks for about a second between content-creating requests), each carrying the
-//! automated header and a hidden idempotency key; one answered with 5xx or a timeout is retried
-//! only after re-reading the thread shows it did not land. Before the first reply, the viewer's
-//! pending (draft) review is looked for: a reply would vanish into it.
+//! automated header and a hidden idempotency key. A post is sent once and never again: one whose
+//! answer was lost (a timeout, an answer cut off, a 5xx) may have landed, or may land a little
+//! later, so the thread (or the pull request's comments) is read again for its key, with
+//! growing pauses, for up to [`WriteSettings::post_check`]. Found, it landed; still absent, the
+//! post ends in an error that says it may have been posted ([`may_have_been_posted`]), and the
+//! next run's look for the key decides. Before the first reply, the viewer's pending (draft)
+//! review is looked for: a reply would vanish into it.
 
 use std::time::{Duration, Instant};
 
@@ -33,6 +37,11 @@ pub struct WriteSettings {
     pub post_interval: Duration,
     /// The header every post must start with.
     pub header: String,
+    /// How long to keep looking for a post whose answer was lost (a timeout, an answer cut off,
+    /// a 5xx) before giving up with "may have been posted; run again". The first look is at
+    /// once, the next after a sixteenth of this (at most a second), each pause twice the one
+    /// before, the last at the end of it.
+    pub post_check: Duration,
 }
 
 impl Default for WriteSettings {
@@ -41,8 +50,33 @@ impl Default for WriteSettings {
             batch_size: 20,
             post_interval: Duration::from_secs(1),
             header: review_core::gate::DEFAULT_AUTOMATED_HEADER.to_owned(),
+            post_check: Duration::from_secs(60),
         }
     }
+}
+
+/// Why a post ended uncertain: its answer was lost, and looking for it within
+/// [`WriteSettings::post_check`] did not find it (or could not tell). It may have landed, or may
+/// land later; it was not sent again. The source of the [`HostError::Unavailable`] such a post
+/// returns: see [`may_have_been_posted`].
+#[derive(Debug, thiserror::Error)]
+#[error("its answer was lost, and looking for it for {} did not find it", crate::client::seconds(*.looked))]
+pub struct MaybePosted {
+    /// How long it was looked for.
+    pub looked: Duration,
+}
+
+/// Whether a failed post may still have been posted ([`MaybePosted`]): run again, and the next
+/// run's look for its key decides. Nothing is known about any other failure of a post.
+pub fn may_have_been_posted(e: &HostError) -> bool {
+    let HostError::Unavailable {
+        source: Some(source),
+        ..
+    } = e
+    else {
+        return false;
+    };
+    source.downcast_ref::<MaybePosted>().is_some()
 }
 
 /// The review host on GitHub, for one pull request's writes.
@@ -144,11 +178,9 @@ impl GitHubHost {
             ));
         };
         self.check_pending_review().await?;
-        self.post_once(
-            "reply",
-            || self.post_reply(thread, body),
-            || self.landed(thread, &key),
-        )
+        self.post_once("reply", self.post_reply(thread, body), || {
+            self.landed(thread, &key)
+        })
         .await
     }
 
@@ -291,7 +323,8 @@ impl GitHubHost {
         state.last_post = Some(Instant::now());
     }
 
-    /// Whether a comment carrying `key` is already in `thread` (reads every page).
+    /// Whether a comment carrying `key` is already in `thread` (reads every page). "No" only
+    /// when every comment GitHub counts was read: an unread one may be it.
     async fn landed(
         &self,
         thread: &ThreadId,
@@ -299,12 +332,14 @@ impl GitHubHost {
     ) -> Result<Option<PostedComment>, HostError> {
         let reader = Reader::new(&self.client);
         let mut after = None;
+        let mut read = 0;
         loop {
-            let (comments, next) = reader
+            let page = reader
                 .thread_comments(thread, after)
                 .await
                 .map_err(from_read)?;
-            if let Some(c) = comments
+            if let Some(c) = page
+                .comments
                 .iter()
                 .find(|c| post::find_key(&c.body) == Some(key))
             {
@@ -313,9 +348,19 @@ impl GitHubHost {
                     url: c.url.clone(),
                 }));
             }
-            match next {
-                Some(n) => after = Some(n),
-                None => return Ok(None),
+            read += page.comments.len();
+            match page.next {
+                Some(n) if page.lost == 0 => after = Some(n),
+                _ if page.lost > 0 || read < page.total => {
+                    return Err(unavailable(
+                        format!(
+                            "GitHub gave {read} of the {} comments of thread {thread}",
+                            page.total
+                        ),
+                        None,
+                    ));
+                }
+                _ => return Ok(None),
             }
         }
     }
@@ -339,49 +384,23 @@ impl GitHubHost {
         Ok(key.to_owned())
     }
 
-    /// Posts with `send`, once; when the answer leaves it uncertain whether the post landed,
-    /// looks with `landed` before sending again, so a post never appears twice.
-    async fn post_once<S, SF, L, LF>(
+    /// Posts with `send`, once and never again; when the answer leaves it uncertain whether the
+    /// post landed, looks for it with `landed` (see [`GitHubHost::look_for`]), so a post never
+    /// appears twice.
+    async fn post_once<SF, L, LF>(
         &self,
         what: &str,
-        send: S,
+        send: SF,
         landed: L,
     ) -> Result<PostedComment, HostError>
     where
-        S: Fn() -> SF,
         SF: Future<Output = Result<PostedComment, ClientError>>,
-        L: FnOnce() -> LF,
+        L: Fn() -> LF,
         LF: Future<Output = Result<Option<PostedComment>, HostError>>,
     {
-        match send().await {
+        match send.await {
             Ok(posted) => Ok(posted),
-            Err(ClientError::Uncertain(why)) => {
-                let found = match landed().await {
-                    Ok(found) => found,
-                    Err(HostError::Unavailable { message, source }) => {
-                        return Err(HostError::Unavailable {
-                            message: format!(
-                                "the {what} may not have been posted ({why}), and looking for it \
-                                 failed ({message}); run again to check"
-                            ),
-                            source,
-                        });
-                    }
-                    Err(other) => return Err(other),
-                };
-                if let Some(posted) = found {
-                    return Ok(posted);
-                }
-                send().await.map_err(|e| match e {
-                    ClientError::Uncertain(again) => unavailable(
-                        format!("the {what} may not have been posted ({why}; then {again}); run again to check"),
-                        None,
-                    ),
-                    // The cause goes into the message (callers print a host error on one line),
-                    // and stays the source, for `stops_all_posts`.
-                    other => unavailable(format!("posting the {what} failed: {other}"), Some(other)),
-                })
-            }
+            Err(ClientError::Uncertain(why)) => self.look_for(what, &why, landed).await,
             Err(ClientError::Http {
                 status: 200,
                 message,
@@ -398,6 +417,61 @@ impl GitHubHost {
                 Some(e),
             )),
         }
+    }
+
+    /// Looks for a post whose answer was lost (`why`) with `landed`: at once, then after growing
+    /// pauses until [`WriteSettings::post_check`] has passed. Found, it is the post. Otherwise
+    /// the error says it may have been posted, with a [`MaybePosted`] source; the post is not
+    /// sent again, as it may still land: the next run's look for its key decides.
+    async fn look_for<L, LF>(
+        &self,
+        what: &str,
+        why: &str,
+        landed: L,
+    ) -> Result<PostedComment, HostError>
+    where
+        L: Fn() -> LF,
+        LF: Future<Output = Result<Option<PostedComment>, HostError>>,
+    {
+        let budget = self.settings.post_check;
+        let started = Instant::now();
+        let mut pause = (budget / 16).min(Duration::from_secs(1));
+        let mut failed: Option<String>;
+        loop {
+            match landed().await {
+                Ok(Some(posted)) => return Ok(posted),
+                Ok(None) => failed = None,
+                // The thread or pull request is gone: nothing can have landed there.
+                Err(e @ HostError::NotFound(_)) => return Err(e),
+                Err(HostError::Unavailable { message, .. } | HostError::Refused(message)) => {
+                    failed = Some(message);
+                }
+            }
+            let elapsed = started.elapsed();
+            if elapsed >= budget {
+                break;
+            }
+            tokio::time::sleep(pause.min(budget - elapsed)).await;
+            pause = pause.saturating_mul(2);
+        }
+        let looked = started.elapsed();
+        let message = match failed {
+            None => format!(
+                "the {what} may have been posted ({why}): it did not show up within {} of \
+                 looking, and it is not sent again; run again to check: the next run looks for \
+                 it first",
+                crate::client::seconds(looked)
+            ),
+            Some(failure) => format!(
+                "the {what} may have been posted ({why}), and looking for it failed \
+                 ({failure}); it is not sent again; run again to check: the next run looks for \
+                 it first"
+            ),
+        };
+        Err(HostError::Unavailable {
+            message,
+            source: Some(Box::new(MaybePosted { looked })),
+        })
     }
 
     /// The PR comment carrying `key`, if one landed.
@@ -529,11 +603,9 @@ impl ReviewHost for GitHubHost {
     async fn reply(&self, thread: &ThreadId, body: &str) -> Result<PostedComment, HostError> {
         let key = self.key_of_marked(body, "reply")?;
         self.check_pending_review().await?;
-        self.post_once(
-            "reply",
-            || self.post_reply(thread, body),
-            || self.landed(thread, &key),
-        )
+        self.post_once("reply", self.post_reply(thread, body), || {
+            self.landed(thread, &key)
+        })
         .await
         .map_err(|e| match e {
             HostError::NotFound(m) => HostError::NotFound(format!("thread {thread}: {m}")),
@@ -543,11 +615,9 @@ impl ReviewHost for GitHubHost {
 
     async fn comment(&self, subject: &str, body: &str) -> Result<PostedComment, HostError> {
         let key = self.key_of_marked(body, "comment")?;
-        self.post_once(
-            "comment",
-            || self.post_comment(subject, body),
-            || self.landed_on_pr(&key),
-        )
+        self.post_once("comment", self.post_comment(subject, body), || {
+            self.landed_on_pr(&key)
+        })
         .await
     }
 

@@ -11,6 +11,10 @@
 //! - Primary exhaustion (HTTP 200 with a `RATE_LIMITED` error): wait for `x-ratelimit-reset` if
 //!   that is within [`RetryPolicy::max_wait`], else stop with an error saying when to retry.
 //!
+//! Timeouts: a read may take [`RetryPolicy::request_timeout`], a mutation (a document starting
+//! with `mutation`) the longer [`RetryPolicy::write_timeout`]: GitHub can be slow to write,
+//! and a write given up on too early is a write whose outcome is unknown.
+//!
 //! Waits are announced through the [`Progress`] callback (the CLI prints them on stderr).
 
 use std::sync::{Arc, Mutex};
@@ -35,8 +39,11 @@ pub struct RetryPolicy {
     pub max_secondary_attempts: u32,
     /// The longest the client waits for a rate limit to reset before giving up.
     pub max_wait: Duration,
-    /// How long one request may take before it counts as a timeout.
+    /// How long one read may take before it counts as a timeout.
     pub request_timeout: Duration,
+    /// How long one mutation may take before it counts as a timeout: longer than a read, as a
+    /// mutation given up on may still land (a post is then looked for, never sent again).
+    pub write_timeout: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -48,6 +55,7 @@ impl Default for RetryPolicy {
             max_secondary_attempts: 3,
             max_wait: Duration::from_secs(15 * 60),
             request_timeout: Duration::from_secs(30),
+            write_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -193,7 +201,7 @@ fn is_secondary(message: &str) -> bool {
 }
 
 /// A duration for people: `30 s`, or `0.3 s` below a second.
-fn seconds(d: Duration) -> String {
+pub(crate) fn seconds(d: Duration) -> String {
     if d < Duration::from_secs(1) && !d.is_zero() {
         format!("{:.1} s", d.as_secs_f64().max(0.1))
     } else {
@@ -248,6 +256,7 @@ impl Client {
             .set_read_timeout(Some(
                 policy
                     .request_timeout
+                    .max(policy.write_timeout)
                     .saturating_add(Duration::from_secs(5)),
             ))
             .build()
@@ -375,20 +384,32 @@ impl Client {
         }
     }
 
+    /// The time limit of one request: [`RetryPolicy::write_timeout`] for a mutation,
+    /// [`RetryPolicy::request_timeout`] for anything else.
+    fn timeout_for(&self, body: &serde_json::Value) -> Duration {
+        let mutation = body
+            .get("query")
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(|q| q.trim_start().starts_with("mutation"));
+        if mutation {
+            self.policy.write_timeout
+        } else {
+            self.policy.request_timeout
+        }
+    }
+
     async fn attempt<T: DeserializeOwned>(
         &self,
         body: &serde_json::Value,
         repeat: Repeat,
     ) -> Attempt<T> {
-        let sent = tokio::time::timeout(
-            self.policy.request_timeout,
-            self.crab._post(self.url.clone(), Some(body)),
-        )
-        .await;
+        let timeout = self.timeout_for(body);
+        let sent =
+            tokio::time::timeout(timeout, self.crab._post(self.url.clone(), Some(body))).await;
         let response = match sent {
             Err(_) => {
                 return Attempt::Retry {
-                    why: format!("no answer within {}", seconds(self.policy.request_timeout)),
+                    why: format!("no answer within {}", seconds(timeout)),
                     wait: None,
                 };
             }
@@ -402,12 +423,7 @@ impl Client {
         };
         let status = response.status();
         let headers = response.headers().clone();
-        let text = match tokio::time::timeout(
-            self.policy.request_timeout,
-            self.crab.body_to_string(response),
-        )
-        .await
-        {
+        let text = match tokio::time::timeout(timeout, self.crab.body_to_string(response)).await {
             Ok(Ok(t)) => t,
             Ok(Err(e)) => {
                 return Attempt::Retry {

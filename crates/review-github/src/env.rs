@@ -15,25 +15,29 @@ use std::collections::BTreeMap;
 pub struct EnvVars;
 
 impl EnvVars {
-    /// A token for `github.com` and for `*.ghe.com` (GitHub Enterprise Cloud with data
-    /// residency). Read before [`EnvVars::GITHUB_TOKEN`]; an empty value is skipped.
+    /// A token for `github.com`, and for a `*.ghe.com` host (GitHub Enterprise Cloud with data
+    /// residency) the user configured ([`EnvVars::GH_HOST`] names it, or a per-owner token
+    /// variable is bound to it); never sent to any other host. Read before
+    /// [`EnvVars::GITHUB_TOKEN`]; an empty value is skipped.
     pub const GH_TOKEN: &'static str = "GH_TOKEN";
 
-    /// A token for `github.com` and `*.ghe.com`, read when [`EnvVars::GH_TOKEN`] is unset or
-    /// empty. GitHub Actions provides one to workflows.
+    /// A token for the same hosts as [`EnvVars::GH_TOKEN`], read when that is unset or empty.
+    /// GitHub Actions provides one to workflows.
     pub const GITHUB_TOKEN: &'static str = "GITHUB_TOKEN";
 
-    /// A token for a GitHub Enterprise Server host (any host other than `github.com` and
-    /// `*.ghe.com`). Read before [`EnvVars::GITHUB_ENTERPRISE_TOKEN`]; an empty value is
-    /// skipped.
+    /// A token for the GitHub Enterprise Server host [`EnvVars::GH_HOST`] names, and no other
+    /// (a pull request URL naming another host never gets it). Read before
+    /// [`EnvVars::GITHUB_ENTERPRISE_TOKEN`]; an empty value is skipped.
     pub const GH_ENTERPRISE_TOKEN: &'static str = "GH_ENTERPRISE_TOKEN";
 
-    /// A token for a GitHub Enterprise Server host, read when
+    /// A token for the Enterprise Server host [`EnvVars::GH_HOST`] names, read when
     /// [`EnvVars::GH_ENTERPRISE_TOKEN`] is unset or empty.
     pub const GITHUB_ENTERPRISE_TOKEN: &'static str = "GITHUB_ENTERPRISE_TOKEN";
 
     /// The GitHub host (`github.example.com`, no scheme) to use when neither a pull request URL
-    /// nor the git remote names one. Without it the host is `github.com`.
+    /// nor the git remote names one. Without it the host is `github.com`. It is also the one
+    /// host the Enterprise token variables are sent to, and a `*.ghe.com` host it names gets
+    /// the `github.com` ones.
     pub const GH_HOST: &'static str = "GH_HOST";
 
     /// The repository as `[HOST/]OWNER/NAME`, used when `--repo` is not given, before the git

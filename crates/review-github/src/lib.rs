@@ -11,7 +11,8 @@
 //!   [`host::Endpoints`] (github.com, `*.ghe.com`, Enterprise Server, `GITHUB_API_URL`
 //!   overrides).
 //! - [`token`]: the token for a host (`GH_TOKEN`, `GITHUB_TOKEN`, the Enterprise variables, then
-//!   `gh auth token`), kept in a [`token::Token`] that never prints its secret.
+//!   `gh auth token`), sent only to the host it belongs to, kept in a [`token::Token`] that
+//!   never prints its secret.
 //! - [`pr_ref`]: a pull request given as `482`, `#482`, a URL, or nothing.
 //! - [`remote`]: the repository and host of a git remote URL, `--repo` or `GH_REPO`.
 //! - [`probe`]: a REST "has anything changed?" probe of a pull request, with `ETag`s, so that an
@@ -23,7 +24,10 @@
 //! use review_github::pr_ref::PrRef;
 //! use review_github::token::resolve_token;
 //!
-//! let env = MapEnv::from_iter([("GH_ENTERPRISE_TOKEN", "ghp_secret")]);
+//! let env = MapEnv::from_iter([
+//!     ("GH_HOST", "ghe.example.com"),
+//!     ("GH_ENTERPRISE_TOKEN", "ghp_secret"),
+//! ]);
 //!
 //! // A URL names the host, and the endpoints and token follow it.
 //! let PrRef::Url(pr) = PrRef::parse("https://ghe.example.com/acme/widgets/pull/482/files")? else {
@@ -33,7 +37,8 @@
 //! assert_eq!(endpoints.rest, "https://ghe.example.com/api/v3");
 //! assert_eq!(endpoints.graphql, "https://ghe.example.com/api/graphql");
 //!
-//! let found = resolve_token(&endpoints.host, &env, None)?;
+//! // The Enterprise token goes to the host GH_HOST names, and to no other.
+//! let found = resolve_token(&endpoints.host, &env, &[], None)?;
 //! assert_eq!(found.source.to_string(), "GH_ENTERPRISE_TOKEN");
 //! assert_eq!(format!("{:?}", found.token), "***");
 //! # Ok::<(), Box<dyn std::error::Error>>(())

@@ -83,6 +83,7 @@ pub struct ReviewComment {
 pub struct CommentConnection {
     pub nodes: Option<Vec<Option<ReviewComment>>>,
     pub page_info: PageInfo,
+    pub total_count: i32,
 }
 
 #[derive(cynic::Enum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +145,7 @@ pub struct PullRequestReview {
 pub struct ReviewConnection {
     pub nodes: Option<Vec<Option<PullRequestReview>>>,
     pub page_info: PageInfo,
+    pub total_count: i32,
 }
 
 #[derive(cynic::QueryFragment, Debug, Clone)]
@@ -159,6 +161,7 @@ pub struct IssueComment {
 pub struct IssueCommentConnection {
     pub nodes: Option<Vec<Option<IssueComment>>>,
     pub page_info: PageInfo,
+    pub total_count: i32,
 }
 
 #[derive(cynic::Enum, Debug, Clone, Copy, PartialEq, Eq)]

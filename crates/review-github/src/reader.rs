@@ -8,6 +8,18 @@
 //! A page of threads, reviews or comments that cannot be read fails the whole read: a shorter
 //! list would be a silent truncation. A later page of one thread's comments that cannot be read
 //! marks that thread `all_comments_read = false`, and the rules then leave it alone.
+//!
+//! GitHub can also answer with data *and* errors: an object it could not load reads `null`,
+//! with an error whose `path` points at it. Nothing of that is dropped:
+//! - a null comment, or an error whose path lies inside a thread
+//!   (`reviewThreads.nodes[i]....`), marks that thread not fully read;
+//! - a null thread, review or top-level comment, or an error anywhere else, fails the read
+//!   ([`ReadError::Incomplete`]), except the `NOT_FOUND` of a missing repository, pull request
+//!   or node, which is read as "not found";
+//! - every connection's `totalCount` is compared with what was read: a thread with fewer
+//!   comments is not fully read; fewer threads, reviews or top-level comments fail the read.
+
+use std::collections::BTreeSet;
 
 use cynic::QueryBuilder;
 use review_core::model::{
@@ -16,7 +28,7 @@ use review_core::model::{
     ThreadId,
 };
 
-use crate::client::{Client, ClientError, Repeat, Response};
+use crate::client::{ApiError, Client, ClientError, Repeat, Response};
 use crate::queries as q;
 
 /// Why a pull request could not be read.
@@ -49,6 +61,16 @@ pub enum ReadError {
         what: String,
         /// GitHub's messages.
         message: String,
+    },
+    /// GitHub's answer left something out outside any one thread: a thread, review or top-level
+    /// comment came back `null`, an error named a place outside the threads, or a list held
+    /// fewer items than its `totalCount`. Reading on would silently drop what is missing.
+    #[error("GitHub left part of {what} out of its answer: {detail}")]
+    Incomplete {
+        /// What was being read.
+        what: String,
+        /// What is missing, with GitHub's messages and the paths they name.
+        detail: String,
     },
 }
 
@@ -83,16 +105,34 @@ fn comment(c: q::ReviewComment) -> Comment {
     }
 }
 
-fn comments(connection: q::CommentConnection) -> (Vec<Comment>, Option<String>) {
+/// One page of a thread's comments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommentsPage {
+    /// The comments GitHub gave, in order.
+    pub comments: Vec<Comment>,
+    /// The next page's cursor, if there is one.
+    pub next: Option<String>,
+    /// The thread's `totalCount` of comments.
+    pub total: usize,
+    /// How many comments of the page came back `null` (GitHub could not load them).
+    pub lost: usize,
+}
+
+fn comments(connection: q::CommentConnection) -> CommentsPage {
     let next = next_cursor(&connection.page_info);
-    let list = connection
-        .nodes
-        .unwrap_or_default()
-        .into_iter()
-        .flatten()
-        .map(comment)
-        .collect();
-    (list, next)
+    let nodes = connection.nodes.unwrap_or_default();
+    let lost = nodes.iter().filter(|n| n.is_none()).count();
+    CommentsPage {
+        comments: nodes.into_iter().flatten().map(comment).collect(),
+        next,
+        total: count(connection.total_count),
+        lost,
+    }
+}
+
+/// A `totalCount` as a length (a negative one, which GitHub never sends, as none).
+fn count(total: i32) -> usize {
+    usize::try_from(total).unwrap_or(0)
 }
 
 fn next_cursor(page: &q::PageInfo) -> Option<String> {
@@ -103,14 +143,27 @@ fn next_cursor(page: &q::PageInfo) -> Option<String> {
     }
 }
 
-/// A thread read so far, and the cursor of its next comment page.
+/// A thread read so far, the cursor of its next comment page, and what is known to be missing.
 struct PartThread {
     thread: Thread,
     next: Option<String>,
+    /// The thread's `totalCount` of comments.
+    total: usize,
+    /// A comment came back null, or an error named a place inside the thread.
+    lost: bool,
+}
+
+impl PartThread {
+    /// Whether every comment of the thread was read: no page left, none lost, and as many as
+    /// GitHub counts.
+    fn whole(&self) -> bool {
+        self.next.is_none() && !self.lost && self.thread.comments.len() >= self.total
+    }
 }
 
 fn thread(t: q::ReviewThread) -> PartThread {
-    let (list, next) = comments(t.comments);
+    let page = comments(t.comments);
+    let (list, next) = (page.comments, page.next);
     PartThread {
         thread: Thread {
             id: ThreadId(t.id.into_inner()),
@@ -123,9 +176,11 @@ fn thread(t: q::ReviewThread) -> PartThread {
                 q::SubjectType::Line => SubjectType::Line,
             },
             comments: list,
-            all_comments_read: next.is_none(),
+            all_comments_read: false,
         },
         next,
+        total: page.total,
+        lost: page.lost > 0,
     }
 }
 
@@ -156,7 +211,7 @@ fn issue_comment(c: q::IssueComment) -> IssueComment {
     }
 }
 
-fn api_message(errors: &[crate::client::ApiError]) -> String {
+fn api_message(errors: &[ApiError]) -> String {
     if errors.is_empty() {
         "GitHub returned no data".to_owned()
     } else {
@@ -180,9 +235,128 @@ pub enum RepoFile {
     Refused(String),
 }
 
-/// The present nodes of a connection page.
-fn nodes<T>(list: Option<Vec<Option<T>>>) -> impl Iterator<Item = T> {
-    list.unwrap_or_default().into_iter().flatten()
+/// The nodes of a page of threads, reviews or top-level comments. A node GitHub answered as
+/// `null` (it could not load it) fails the read: leaving it out would drop it silently.
+fn nodes<T>(list: Option<Vec<Option<T>>>, what: &str) -> Result<Vec<T>, ReadError> {
+    let list = list.unwrap_or_default();
+    let lost: Vec<String> = list
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.is_none())
+        .map(|(i, _)| i.to_string())
+        .collect();
+    if !lost.is_empty() {
+        return Err(ReadError::Incomplete {
+            what: what.to_owned(),
+            detail: format!("item {} of a page came back null", lost.join(", ")),
+        });
+    }
+    Ok(list.into_iter().flatten().collect())
+}
+
+/// Fails the read when a list ends shorter than GitHub's `totalCount` of it.
+fn check_total(read: usize, total: usize, what: &str) -> Result<(), ReadError> {
+    if read < total {
+        return Err(ReadError::Incomplete {
+            what: what.to_owned(),
+            detail: format!("{read} read of the {total} GitHub counts"),
+        });
+    }
+    Ok(())
+}
+
+/// Where a page's threads are in its answer: `reviewThreads.nodes[i]` of the pull request.
+const THREADS: [&str; 4] = ["repository", "pullRequest", "reviewThreads", "nodes"];
+
+/// The fields a page of the pull request may find missing, which the caller reads as "not found":
+/// the repository and the pull request.
+const PR_FIELDS: &[&[&str]] = &[&["repository"], &["repository", "pullRequest"]];
+
+/// The field a page of one thread's comments may find missing: the thread, by its node id.
+const NODE_FIELD: &[&[&str]] = &[&["node"]];
+
+fn path_is(path: &[serde_json::Value], wanted: &[&str]) -> bool {
+    path.len() == wanted.len() && path.iter().zip(wanted).all(|(p, w)| p.as_str() == Some(*w))
+}
+
+/// The index `i` of an error path below `reviewThreads.nodes[i]` (strictly inside thread `i`).
+fn thread_index(path: &[serde_json::Value]) -> Option<usize> {
+    if path.len() <= THREADS.len() + 1
+        || !THREADS
+            .iter()
+            .zip(path)
+            .all(|(w, p)| p.as_str() == Some(*w))
+    {
+        return None;
+    }
+    usize::try_from(path.get(THREADS.len())?.as_u64()?).ok()
+}
+
+/// An error as a person reads it: its type, message and the path it names.
+fn describe(e: &ApiError) -> String {
+    let path = e.path.as_deref().map_or_else(String::new, |p| {
+        let parts: Vec<String> = p
+            .iter()
+            .map(|s| s.as_str().map_or_else(|| s.to_string(), ToOwned::to_owned))
+            .collect();
+        format!(" at {}", parts.join("."))
+    });
+    match &e.kind {
+        Some(kind) => format!("{kind}: {}{path}", e.message),
+        None => format!("{}{path}", e.message),
+    }
+}
+
+/// Sorts the errors GitHub gave beside a page's data. A `NOT_FOUND` on one of the `missing`
+/// fields is left to the caller, which reads that field's null as "not found"; with `threads`,
+/// an error inside thread `i` of the page marks that thread not fully read (its index is
+/// returned); any other error fails the read.
+fn sort_errors(
+    errors: &[ApiError],
+    missing: &[&[&str]],
+    threads: bool,
+    what: &str,
+) -> Result<BTreeSet<usize>, ReadError> {
+    let mut partial = BTreeSet::new();
+    let mut elsewhere = Vec::new();
+    for e in errors {
+        let path = e.path.as_deref().unwrap_or_default();
+        if e.kind.as_deref() == Some("NOT_FOUND") && missing.iter().any(|m| path_is(path, m)) {
+            continue;
+        }
+        match thread_index(path).filter(|_| threads) {
+            Some(i) => {
+                partial.insert(i);
+            }
+            None => elsewhere.push(describe(e)),
+        }
+    }
+    if elsewhere.is_empty() {
+        Ok(partial)
+    } else {
+        Err(ReadError::Incomplete {
+            what: what.to_owned(),
+            detail: elsewhere.join("; "),
+        })
+    }
+}
+
+/// The threads of a page: a null thread fails the read; a thread an error points inside is
+/// marked not fully read.
+fn threads_of(
+    list: Option<Vec<Option<q::ReviewThread>>>,
+    partial: &BTreeSet<usize>,
+    what: &str,
+) -> Result<Vec<PartThread>, ReadError> {
+    Ok(nodes(list, what)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let mut part = thread(t);
+            part.lost |= partial.contains(&i);
+            part
+        })
+        .collect())
 }
 
 /// The repository and PR number the page queries name.
@@ -211,8 +385,9 @@ fn vanished(what: &str) -> ReadError {
     }
 }
 
-/// One later page of a connection: its items and the next page's cursor.
-type Page<T> = Result<(Vec<T>, Option<String>), ReadError>;
+/// One later page of a connection: its items, the next page's cursor and the connection's
+/// `totalCount`.
+type Page<T> = Result<(Vec<T>, Option<String>, usize), ReadError>;
 
 /// Reads pull requests completely through a [`Client`].
 #[derive(Debug, Clone)]
@@ -226,7 +401,13 @@ impl<'a> Reader<'a> {
         Self { client }
     }
 
-    async fn fetch<Q, V>(&self, op: cynic::Operation<Q, V>, what: &str) -> Result<Q, ReadError>
+    /// Runs a page query: its data and the errors GitHub gave beside it, for the caller to sort
+    /// ([`sort_errors`]). No data at all fails.
+    async fn fetch<Q, V>(
+        &self,
+        op: cynic::Operation<Q, V>,
+        what: &str,
+    ) -> Result<(Q, Vec<ApiError>), ReadError>
     where
         Q: serde::de::DeserializeOwned,
         V: serde::Serialize,
@@ -239,14 +420,9 @@ impl<'a> Reader<'a> {
                     what: what.to_owned(),
                     source,
                 })?;
-        // A field GitHub could not find comes back null beside a NOT_FOUND error; the callers
-        // turn the null into a typed "not found".
-        let only_not_found = errors
-            .iter()
-            .all(|e| e.kind.as_deref() == Some("NOT_FOUND"));
         match data {
-            Some(d) if only_not_found => Ok(d),
-            _ => Err(ReadError::Api {
+            Some(d) => Ok((d, errors)),
+            None => Err(ReadError::Api {
                 what: what.to_owned(),
                 message: api_message(&errors),
             }),
@@ -265,17 +441,19 @@ impl<'a> Reader<'a> {
             repo: repo.clone(),
             number,
         })?;
-        let first = self
+        let what = format!("pull request {repo}#{number}");
+        let (first, errors) = self
             .fetch(
                 q::PullRequestFirstPage::build(q::PullRequestVariables {
                     owner: repo.owner.clone(),
                     name: repo.name.clone(),
                     number: int_number,
                 }),
-                &format!("pull request {repo}#{number}"),
+                &what,
             )
             .await?;
         self.count_points(first.rate_limit.as_ref());
+        let partial = sort_errors(&errors, PR_FIELDS, true, &what)?;
         let repository = first
             .repository
             .ok_or_else(|| ReadError::RepoNotFound(repo.clone()))?;
@@ -293,56 +471,65 @@ impl<'a> Reader<'a> {
         };
 
         // Threads, page by page.
-        let mut threads: Vec<PartThread> = nodes(head.review_threads.nodes).map(thread).collect();
-        threads.extend(
-            self.rest_of(
+        let mut threads = threads_of(head.review_threads.nodes, &partial, &what)?;
+        let (more, total) = self
+            .rest_of(
                 next_cursor(&head.review_threads.page_info),
+                count(head.review_threads.total_count),
                 "a page of review threads",
                 |after| self.threads_page(repo_vars, after),
             )
-            .await?,
-        );
+            .await?;
+        threads.extend(more);
+        check_total(threads.len(), total, "the review threads")?;
 
-        // The rest of each long thread. A page that fails leaves the thread marked partly read.
+        // The rest of each long thread. A page that fails, or leaves a comment out, leaves the
+        // thread marked partly read.
         for part in &mut threads {
-            while let Some(after) = part.next.take() {
+            while !part.lost
+                && let Some(after) = part.next.take()
+            {
                 match self.thread_comments(&part.thread.id, Some(after)).await {
-                    Ok((more, next)) => {
-                        part.thread.comments.extend(more);
-                        part.next = next;
-                        part.thread.all_comments_read = part.next.is_none();
+                    Ok(page) => {
+                        part.thread.comments.extend(page.comments);
+                        part.next = page.next;
+                        part.lost = page.lost > 0;
                     }
-                    Err(_) => {
-                        part.thread.all_comments_read = false;
-                        break;
-                    }
+                    Err(_) => part.lost = true,
                 }
             }
+            part.thread.all_comments_read = part.whole();
         }
 
         // Reviews and top-level comments, page by page.
         let mut reviews = Vec::new();
         if let Some(connection) = head.reviews {
-            reviews.extend(nodes(connection.nodes).map(review));
-            reviews.extend(
-                self.rest_of(
+            reviews.extend(nodes(connection.nodes, &what)?.into_iter().map(review));
+            let (more, total) = self
+                .rest_of(
                     next_cursor(&connection.page_info),
+                    count(connection.total_count),
                     "a page of reviews",
                     |after| self.reviews_page(repo_vars, after),
                 )
-                .await?,
-            );
+                .await?;
+            reviews.extend(more);
+            check_total(reviews.len(), total, "the reviews")?;
         }
-        let mut issue_comments: Vec<IssueComment> =
-            nodes(head.comments.nodes).map(issue_comment).collect();
-        issue_comments.extend(
-            self.rest_of(
+        let mut issue_comments: Vec<IssueComment> = nodes(head.comments.nodes, &what)?
+            .into_iter()
+            .map(issue_comment)
+            .collect();
+        let (more, total) = self
+            .rest_of(
                 next_cursor(&head.comments.page_info),
+                count(head.comments.total_count),
                 "a page of PR comments",
                 |after| self.comments_page(repo_vars, after),
             )
-            .await?,
-        );
+            .await?;
+        issue_comments.extend(more);
+        check_total(issue_comments.len(), total, "the PR comments")?;
 
         Ok(PullRequest {
             repo: repo.clone(),
@@ -384,21 +571,23 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// Follows a connection's cursors from `next` to its last page. A page that cannot be read
-    /// fails the whole read: a shorter list would be a silent truncation.
+    /// Follows a connection's cursors from `next` to its last page; returns the items and the
+    /// connection's `totalCount` as the last page gave it (`total` is the first page's). A page
+    /// that cannot be read fails the whole read: a shorter list would be a silent truncation.
     async fn rest_of<T, F, Fut>(
         &self,
         mut next: Option<String>,
+        mut total: usize,
         what: &str,
         mut page: F,
-    ) -> Result<Vec<T>, ReadError>
+    ) -> Result<(Vec<T>, usize), ReadError>
     where
         F: FnMut(String) -> Fut,
         Fut: Future<Output = Page<T>>,
     {
         let mut out = Vec::new();
         while let Some(after) = next.take() {
-            let (items, cursor) = page(after).await.map_err(|e| match e {
+            let (items, cursor, count) = page(after).await.map_err(|e| match e {
                 ReadError::Request { source, .. } => ReadError::Request {
                     what: what.to_owned(),
                     source,
@@ -407,58 +596,68 @@ impl<'a> Reader<'a> {
             })?;
             out.extend(items);
             next = cursor;
+            total = count;
         }
-        Ok(out)
+        Ok((out, total))
     }
 
     async fn threads_page(&self, vars: RepoVars<'_>, after: String) -> Page<PartThread> {
         let what = "a page of review threads";
-        let page = self
+        let (page, errors) = self
             .fetch(q::ThreadsPage::build(vars.after(after)), what)
             .await?;
         self.count_points(page.rate_limit.as_ref());
+        let partial = sort_errors(&errors, PR_FIELDS, true, what)?;
         let c = page
             .repository
             .and_then(|r| r.pull_request)
             .map(|p| p.review_threads)
             .ok_or_else(|| vanished(what))?;
         Ok((
-            nodes(c.nodes).map(thread).collect(),
+            threads_of(c.nodes, &partial, what)?,
             next_cursor(&c.page_info),
+            count(c.total_count),
         ))
     }
 
     async fn reviews_page(&self, vars: RepoVars<'_>, after: String) -> Page<Review> {
         let what = "a page of reviews";
-        let page = self
+        let (page, errors) = self
             .fetch(q::ReviewsPage::build(vars.after(after)), what)
             .await?;
         self.count_points(page.rate_limit.as_ref());
+        sort_errors(&errors, PR_FIELDS, false, what)?;
         let c = page
             .repository
             .and_then(|r| r.pull_request)
             .and_then(|p| p.reviews)
             .ok_or_else(|| vanished(what))?;
         Ok((
-            nodes(c.nodes).map(review).collect(),
+            nodes(c.nodes, what)?.into_iter().map(review).collect(),
             next_cursor(&c.page_info),
+            count(c.total_count),
         ))
     }
 
     async fn comments_page(&self, vars: RepoVars<'_>, after: String) -> Page<IssueComment> {
         let what = "a page of PR comments";
-        let page = self
+        let (page, errors) = self
             .fetch(q::IssueCommentsPage::build(vars.after(after)), what)
             .await?;
         self.count_points(page.rate_limit.as_ref());
+        sort_errors(&errors, PR_FIELDS, false, what)?;
         let c = page
             .repository
             .and_then(|r| r.pull_request)
             .map(|p| p.comments)
             .ok_or_else(|| vanished(what))?;
         Ok((
-            nodes(c.nodes).map(issue_comment).collect(),
+            nodes(c.nodes, what)?
+                .into_iter()
+                .map(issue_comment)
+                .collect(),
             next_cursor(&c.page_info),
+            count(c.total_count),
         ))
     }
 
@@ -472,16 +671,18 @@ impl<'a> Reader<'a> {
             repo: repo.clone(),
             number,
         })?;
-        let page = self
+        let what = format!("the base of {repo}#{number}");
+        let (page, errors) = self
             .fetch(
                 q::PullRequestBase::build(q::PullRequestVariables {
                     owner: repo.owner.clone(),
                     name: repo.name.clone(),
                     number: int_number,
                 }),
-                &format!("the base of {repo}#{number}"),
+                &what,
             )
             .await?;
+        sort_errors(&errors, PR_FIELDS, false, &what)?;
         self.count_points(page.rate_limit.as_ref());
         let pr = page
             .repository
@@ -508,7 +709,7 @@ impl<'a> Reader<'a> {
         let path = path.trim_matches('/');
         let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
         let what = format!("{path} at {}", commit.get(..7).unwrap_or(commit));
-        let page = self
+        let (page, errors) = self
             .fetch(
                 q::RepositoryFile::build(q::RepositoryFileVariables {
                     owner: repo.owner.clone(),
@@ -519,6 +720,17 @@ impl<'a> Reader<'a> {
                 &what,
             )
             .await?;
+        // A commit or path GitHub does not have reads as no file.
+        sort_errors(
+            &errors,
+            &[
+                &["repository"],
+                &["repository", "dir"],
+                &["repository", "file"],
+            ],
+            false,
+            &what,
+        )?;
         self.count_points(page.rate_limit.as_ref());
         let objects = page
             .repository
@@ -563,14 +775,17 @@ impl<'a> Reader<'a> {
     }
 
     /// One page of a thread's comments, from the start (`after = None`) or after a cursor.
-    /// Returns the comments and the next page's cursor.
+    ///
+    /// A comment GitHub answered as `null`, or an error inside the thread, counts in
+    /// [`CommentsPage::lost`]; an error elsewhere (but the thread's own `NOT_FOUND`, read as "no
+    /// such review thread") fails the page ([`ReadError::Incomplete`]).
     pub async fn thread_comments(
         &self,
         thread: &ThreadId,
         after: Option<String>,
-    ) -> Result<(Vec<Comment>, Option<String>), ReadError> {
+    ) -> Result<CommentsPage, ReadError> {
         let what = format!("the comments of thread {thread}");
-        let page = self
+        let (page, errors) = self
             .fetch(
                 q::ThreadCommentsPage::build(q::ThreadCommentsVariables {
                     id: cynic::Id::new(&thread.0),
@@ -580,8 +795,17 @@ impl<'a> Reader<'a> {
             )
             .await?;
         self.count_points(page.rate_limit.as_ref());
+        // An error inside the thread (below `node`) leaves a comment unread; any other fails.
+        let (inside, elsewhere): (Vec<ApiError>, Vec<ApiError>) = errors
+            .into_iter()
+            .partition(|e| e.path.as_deref().is_some_and(|p| p.len() > 1));
+        sort_errors(&elsewhere, NODE_FIELD, false, &what)?;
         match page.node {
-            Some(q::ThreadNode::PullRequestReviewThread(t)) => Ok(comments(t.comments)),
+            Some(q::ThreadNode::PullRequestReviewThread(t)) => {
+                let mut page = comments(t.comments);
+                page.lost = page.lost.max(usize::from(!inside.is_empty()));
+                Ok(page)
+            }
             _ => Err(ReadError::Api {
                 what,
                 message: "no such review thread".to_owned(),

@@ -1,9 +1,21 @@
-//! Finding the token for a host, the way `gh` does.
+//! Finding the token for a host, the way `gh` does, and sending none where it does not belong.
 //!
 //! For `github.com` and `*.ghe.com` the variables are [`EnvVars::GH_TOKEN`] then
 //! [`EnvVars::GITHUB_TOKEN`]; for an Enterprise Server host, [`EnvVars::GH_ENTERPRISE_TOKEN`]
 //! then [`EnvVars::GITHUB_ENTERPRISE_TOKEN`]. Empty values are skipped. When none is set, a
 //! [`TokenHelper`] is asked ([`GhCli`] runs `gh auth token --hostname HOST`).
+//!
+//! A token goes only to the host it belongs to. A pull request URL (or a remote) can name any
+//! host, so the variables are read for a host only when the user configured it:
+//! - `GH_TOKEN` and `GITHUB_TOKEN` go to `github.com`, and to a `*.ghe.com` host only when the
+//!   user named that host ([`EnvVars::GH_HOST`], or a host the caller passes as configured: the
+//!   hosts of the user's per-owner token variables);
+//! - `GH_ENTERPRISE_TOKEN` and `GITHUB_ENTERPRISE_TOKEN` go only to the host `GH_HOST` names,
+//!   never to `github.com` or any other host.
+//!
+//! For any other host the variables are not read ([`TokenError::NotForHost`] when one is set),
+//! and the helper is asked without them in its environment (`gh` would otherwise hand out
+//! `GH_ENTERPRISE_TOKEN` for any host): only a login the user made for that very host counts.
 //!
 //! A [`Token`] never shows its secret in `Debug` or `Display`: only [`Token::expose`] gives it.
 
@@ -135,6 +147,12 @@ impl TokenHelper for GhCli {
         let output = Command::new(&self.program)
             .args(&self.leading_args)
             .args(["auth", "token", "--hostname", host])
+            // `gh` answers a token variable for any host it is asked about; only its stored
+            // login for that host may answer here (the variables were read, or refused, before).
+            .env_remove(EnvVars::GH_TOKEN)
+            .env_remove(EnvVars::GITHUB_TOKEN)
+            .env_remove(EnvVars::GH_ENTERPRISE_TOKEN)
+            .env_remove(EnvVars::GITHUB_ENTERPRISE_TOKEN)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -164,30 +182,63 @@ pub fn token_vars(host: &str) -> &'static [&'static str] {
     }
 }
 
-/// Finds the token for `host`: the first non-empty variable of [`token_vars`], else the
-/// `helper` (pass `None` to use the environment only).
+/// Whether the variables of [`token_vars`] may go to `host` (normalized): `github.com` always;
+/// a `*.ghe.com` host when `GH_HOST` names it or it is among `configured`; an Enterprise
+/// Server host only when `GH_HOST` names it.
+fn vars_belong_to(host: &str, env: &dyn Env, configured: &[String]) -> bool {
+    let gh_host = env.non_empty(EnvVars::GH_HOST).map(|h| normalize_host(&h));
+    let named = gh_host.as_deref() == Some(host);
+    match HostKind::of(host) {
+        HostKind::GitHubCom => true,
+        HostKind::DataResidency => named || configured.iter().any(|c| normalize_host(c) == host),
+        HostKind::EnterpriseServer => named,
+    }
+}
+
+/// Finds the token for `host`: the first non-empty variable of [`token_vars`] when those
+/// variables belong to `host` (see the [module docs](self); `configured` are the hosts the user
+/// named beside `GH_HOST`, such as those of per-owner token variables), else the `helper` (pass
+/// `None` to use the environment only), which then sees no token variable.
 ///
 /// ```
 /// use review_github::env::MapEnv;
-/// use review_github::token::{resolve_token, TokenSource};
+/// use review_github::token::{resolve_token, TokenError, TokenSource};
 ///
 /// let env = MapEnv::from_iter([("GH_TOKEN", ""), ("GITHUB_TOKEN", "ghs_from_actions")]);
-/// let found = resolve_token("github.com", &env, None).unwrap();
+/// let found = resolve_token("github.com", &env, &[], None).unwrap();
 /// assert_eq!(found.token.expose(), "ghs_from_actions");
 /// assert_eq!(found.source, TokenSource::Env("GITHUB_TOKEN"));
+///
+/// // The Enterprise token goes to the host GH_HOST names, and nowhere else.
+/// let env = MapEnv::from_iter([
+///     ("GH_HOST", "ghe.example.com"),
+///     ("GH_ENTERPRISE_TOKEN", "ghp_enterprise"),
+/// ]);
+/// assert!(resolve_token("ghe.example.com", &env, &[], None).is_ok());
+/// let err = resolve_token("elsewhere.example", &env, &[], None).unwrap_err();
+/// assert!(matches!(err, TokenError::NotForHost { .. }));
 /// ```
 ///
 /// # Errors
-/// [`TokenError::NotFound`], naming what was tried, when nothing gives a token.
+/// [`TokenError::NotForHost`] when a variable is set but does not belong to `host` and the
+/// helper gives nothing; [`TokenError::NotFound`], naming what was tried, when nothing gives a
+/// token.
 pub fn resolve_token(
     host: &str,
     env: &dyn Env,
+    configured: &[String],
     helper: Option<&dyn TokenHelper>,
 ) -> Result<ResolvedToken, TokenError> {
     let host = normalize_host(host);
     let vars = token_vars(&host);
+    let belongs = vars_belong_to(&host, env, configured);
+    let mut refused = Vec::new();
     for var in vars {
         if let Some(secret) = env.non_empty(var) {
+            if !belongs {
+                refused.push(*var);
+                continue;
+            }
             return Ok(ResolvedToken {
                 token: Token::new(secret),
                 source: TokenSource::Env(var),
@@ -202,11 +253,20 @@ pub fn resolve_token(
             source: TokenSource::Helper(helper.describe(&host)),
         });
     }
-    Err(TokenError::NotFound {
-        vars: vars.to_vec(),
-        helper: helper.map(|h| h.describe(&host)),
-        host,
-    })
+    let helper = helper.map(|h| h.describe(&host));
+    if refused.is_empty() {
+        Err(TokenError::NotFound {
+            vars: vars.to_vec(),
+            helper,
+            host,
+        })
+    } else {
+        Err(TokenError::NotForHost {
+            vars: refused,
+            helper,
+            host,
+        })
+    }
 }
 
 /// Why no token could be found.
@@ -222,6 +282,38 @@ pub enum TokenError {
         /// The helper asked after them, as [`TokenHelper::describe`] puts it.
         helper: Option<String>,
     },
+    /// A variable is set, but its token does not belong to the host (a host the user did not
+    /// configure, named by a pull request URL or a remote), and the helper (if any) gave
+    /// nothing: nothing is sent.
+    #[error("{}", not_for_host_message(.host, .vars, .helper.as_deref()))]
+    NotForHost {
+        /// The host a token was wanted for.
+        host: String,
+        /// The variables set but not sent, in order.
+        vars: Vec<&'static str>,
+        /// The helper asked after them, as [`TokenHelper::describe`] puts it.
+        helper: Option<String>,
+    },
+}
+
+fn not_for_host_message(host: &str, vars: &[&str], helper: Option<&str>) -> String {
+    let verb = if vars.len() == 1 { "is" } else { "are" };
+    let whose = match HostKind::of(host) {
+        HostKind::EnterpriseServer => "the Enterprise host GH_HOST names",
+        _ => "github.com and the hosts you name",
+    };
+    let mut message = format!(
+        "no GitHub token for {host}: {} {verb} set, but only for {whose}, and {host} is not one \
+         of them",
+        vars.join(" and ")
+    );
+    if let Some(helper) = helper {
+        message = format!("{message}; {helper} gave none");
+    }
+    format!(
+        "{message}; a token goes only to the host it is for: if {host} is yours, set \
+         GH_HOST={host} or run `gh auth login --hostname {host}`"
+    )
 }
 
 fn not_found_message(host: &str, vars: &[&str], helper: Option<&str>) -> String {
@@ -377,9 +469,13 @@ mod tests {
             ),
         ];
         for (host, vars, helper_answer, token, source) in rows {
-            let env = MapEnv::from_iter(vars.iter().copied());
+            let mut env = MapEnv::from_iter(vars.iter().copied());
+            if HostKind::of(&normalize_host(host)) != HostKind::GitHubCom {
+                // A host other than github.com takes its variables only once it is configured.
+                env.set(EnvVars::GH_HOST, *host);
+            }
             let helper = FakeHelper::new(*helper_answer);
-            let found = resolve_token(host, &env, Some(&helper))
+            let found = resolve_token(host, &env, &[], Some(&helper))
                 .unwrap_or_else(|e| panic!("{host} {vars:?}: {e}"));
             assert_eq!(found.token.expose(), *token, "{host} {vars:?}");
             assert_eq!(found.source.to_string(), *source, "{host} {vars:?}");
@@ -390,9 +486,9 @@ mod tests {
     fn helper_is_asked_only_after_the_variables_with_the_normalized_host() {
         let helper = FakeHelper::new(Some("h"));
         let env = MapEnv::from_iter([("GH_TOKEN", "gh")]);
-        resolve_token("github.com", &env, Some(&helper)).unwrap();
+        resolve_token("github.com", &env, &[], Some(&helper)).unwrap();
         assert!(helper.asked.borrow().is_empty());
-        resolve_token("API.Acme.ghe.com", &MapEnv::new(), Some(&helper)).unwrap();
+        resolve_token("API.Acme.ghe.com", &MapEnv::new(), &[], Some(&helper)).unwrap();
         assert_eq!(*helper.asked.borrow(), ["acme.ghe.com"]);
     }
 
@@ -431,14 +527,86 @@ mod tests {
         for (host, with_helper, message) in rows {
             let helper = FakeHelper::new(None);
             let helper = with_helper.then_some(&helper as &dyn TokenHelper);
-            let err = resolve_token(host, &env, helper).unwrap_err();
+            let err = resolve_token(host, &env, &[], helper).unwrap_err();
             assert_eq!(err.to_string(), *message);
-            let TokenError::NotFound { vars, .. } = &err;
+            let TokenError::NotFound { vars, .. } = &err else {
+                panic!("{err:?}");
+            };
             assert_eq!(vars.as_slice(), token_vars(host));
         }
         let env = MapEnv::from_iter([("GH_TOKEN", "gh"), ("GITHUB_TOKEN", "github")]);
-        let err = resolve_token("ghe.example.com", &env, None).unwrap_err();
+        let err = resolve_token("ghe.example.com", &env, &[], None).unwrap_err();
         assert!(!err.to_string().contains("GH_TOKEN "), "{err}");
+    }
+
+    /// Hosts a pull request URL can name that the user did not configure: no variable's token
+    /// goes there, and the helper is asked for that host's own login only.
+    #[test]
+    fn a_token_goes_only_to_the_host_it_is_for() {
+        let env = MapEnv::from_iter([
+            ("GH_TOKEN", "gh"),
+            ("GITHUB_TOKEN", "github"),
+            ("GH_ENTERPRISE_TOKEN", "gh-ent"),
+            ("GITHUB_ENTERPRISE_TOKEN", "github-ent"),
+            ("GH_HOST", "GHE.example.com"),
+        ]);
+        let configured = ["tenant.ghe.com".to_owned()];
+        // (host, token, or the variables refused)
+        let rows: &[(&str, Result<&str, &[&str]>)] = &[
+            ("github.com", Ok("gh")),
+            ("ghe.example.com", Ok("gh-ent")),
+            ("tenant.ghe.com", Ok("gh")),
+            ("api.tenant.ghe.com", Ok("gh")),
+            (
+                "evil.example.com",
+                Err(&["GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"]),
+            ),
+            (
+                "ghe.example.com:8443",
+                Err(&["GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"]),
+            ),
+            ("evil.ghe.com", Err(&["GH_TOKEN", "GITHUB_TOKEN"])),
+        ];
+        for (host, expected) in rows {
+            let helper = FakeHelper::new(None);
+            match (
+                resolve_token(host, &env, &configured, Some(&helper)),
+                expected,
+            ) {
+                (Ok(found), Ok(token)) => assert_eq!(found.token.expose(), *token, "{host}"),
+                (Err(TokenError::NotForHost { vars, .. }), Err(refused)) => {
+                    assert_eq!(vars.as_slice(), *refused, "{host}");
+                    assert_eq!(*helper.asked.borrow(), [normalize_host(host)], "{host}");
+                }
+                (other, _) => panic!("{host}: {other:?}"),
+            }
+        }
+        // A login the user made for that host (the helper) still counts.
+        let helper = FakeHelper::new(Some("stored"));
+        let found = resolve_token("evil.example.com", &env, &[], Some(&helper)).unwrap();
+        assert_eq!(found.token.expose(), "stored");
+        // GH_HOST on github.com: the Enterprise variables go nowhere.
+        let env = MapEnv::from_iter([("GH_ENTERPRISE_TOKEN", "gh-ent"), ("GH_HOST", "github.com")]);
+        assert!(matches!(
+            resolve_token("ghe.example.com", &env, &[], None),
+            Err(TokenError::NotForHost { .. })
+        ));
+    }
+
+    #[test]
+    fn a_refusal_says_why_and_what_to_do() {
+        let env = MapEnv::from_iter([("GH_ENTERPRISE_TOKEN", "gh-ent")]);
+        let helper = FakeHelper::new(None);
+        let err = resolve_token("evil.example.com", &env, &[], Some(&helper)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "no GitHub token for evil.example.com: GH_ENTERPRISE_TOKEN is set, but only for the \
+             Enterprise host GH_HOST names, and evil.example.com is not one of them; `fake \
+             evil.example.com` gave none; a token goes only to the host it is for: if \
+             evil.example.com is yours, set GH_HOST=evil.example.com or run `gh auth login \
+             --hostname evil.example.com`"
+        );
+        assert!(!err.to_string().contains("gh-ent"));
     }
 
     #[test]

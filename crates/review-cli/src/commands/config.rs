@@ -32,21 +32,26 @@ $XDG_CONFIG_HOME/review/config.toml, else ~/.config/review/config.toml) may set 
     agent = \"...\"                  # followup --agent-cmd
     translator = \"...\"             # followup: comments shown in your language
     analyst = \"...\"                # followup: the form's suggestion per thread
-    [token-variables]              # your file only
-    acme = \"GH_TOKEN_ACME\"         # the variable holding the token for acme's repositories
+    [token-variables]              # your file only; each token goes to its host only
+    \"github.com/acme\" = \"ACME_TOKEN\"            # the token for acme's repositories on github.com
+    \"ghe.example.com/platform\" = \"PLATFORM_TOKEN\" # ... for platform's on an Enterprise host
     [defaults]                     # your file only
     apply = true                   # triage applies unless --no-apply
     push = false                   # triage --apply pushes unless --no-push
-    run-hooks = false              # your file only, top level: git hooks run (default off)
+    [github]                       # your file only
+    post-check-seconds = 60        # how long a post whose answer was lost is looked for
 
-The repository's file (.github/review.toml) is read at the pull request's base commit through
-the API, never from the working tree (which holds the pull request's own content): a regular
-file of at most 64 KiB. It may only add bot logins (counted only for authors GitHub types as
-Bot), deny-listed paths and expected bots: automation accounts typed User, headers, commands,
-defaults, hooks and tokens in it are an error, so a pull request cannot make the tool run its
-commands or treat a person as automation. REVIEW_REPO_CONFIG names a local copy to use instead
-(the GitHub Action's base-branch copy, say). Tokens come from GH_TOKEN / GITHUB_TOKEN or `gh
-auth token`, never from these files.";
+`run-hooks = true`, a top-level key of your own file (before any [table]), lets the tool's git
+commands run the repository's hooks (off by default: with husky, lefthook or pre-commit the
+hooks are the pull request's code). The repository's file (.github/review.toml) is read at the
+pull request's base commit through the API, never from the working tree (which holds the pull
+request's own content): a regular file of at most 64 KiB. It may only add bot logins (counted
+only for authors GitHub types as Bot), deny-listed paths and expected bots: automation accounts
+typed User, headers, commands, defaults, hooks and tokens in it are an error, so a pull request
+cannot make the tool run its commands or treat a person as automation. REVIEW_REPO_CONFIG names
+a local copy to use instead. Tokens come from GH_TOKEN / GITHUB_TOKEN (github.com),
+GH_ENTERPRISE_TOKEN (the host GH_HOST names) or `gh auth token`, never from these files, and
+each goes only to its own host.";
 
 /// Show the effective configuration and where each setting comes from
 #[derive(Debug, Args)]
@@ -118,6 +123,20 @@ fn rows(config: &config::Config, repository: &config::RepositoryLayer) -> Vec<Ro
             Some((v, s)) => push(key, v.clone(), s),
             None => push(key, "(not set)".to_owned(), &Source::Default),
         }
+    }
+    for ((host, owner), (var, source)) in &config.token_variables {
+        push("token-variables", format!("{host}/{owner} = {var}"), source);
+    }
+    match &config.post_check {
+        Some((secs, source)) => push("github.post-check-seconds", secs.to_string(), source),
+        None => push(
+            "github.post-check-seconds",
+            review_github::adapter::WriteSettings::default()
+                .post_check
+                .as_secs()
+                .to_string(),
+            &Source::Default,
+        ),
     }
     for (key, value) in [
         ("defaults.apply", &config.apply),

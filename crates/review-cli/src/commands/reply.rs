@@ -107,12 +107,16 @@ pub async fn run(args: ReplyArgs) -> Result<(), CliError> {
             hint: None,
         }),
         Err(e @ HostError::Unavailable { .. }) => Err(CliError::GitHub {
+            hint: Some(if review_github::adapter::may_have_been_posted(&e) {
+                "run the same command again: it looks for this reply first and posts it only if \
+                 it is not there"
+                    .to_owned()
+            } else {
+                "run the same command again: a reply that already landed is not posted twice"
+                    .to_owned()
+            }),
             message: e.to_string(),
             source: None,
-            hint: Some(
-                "run the same command again: a reply that already landed is not posted twice"
-                    .to_owned(),
-            ),
         }),
     }
 }

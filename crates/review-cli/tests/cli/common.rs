@@ -66,6 +66,14 @@ impl TestEnvironment {
         path
     }
 
+    /// Writes the user's config file of the runs (`$HOME/.config/review/config.toml`, `HOME`
+    /// being the temp dir).
+    pub fn write_user_config(&self, contents: &str) {
+        let dir = self.dir().join(".config/review");
+        std::fs::create_dir_all(&dir).expect("the temp dir is writable");
+        std::fs::write(dir.join("config.toml"), contents).expect("the temp dir is writable");
+    }
+
     /// Runs `review` with `args`, an empty environment (but a fake token), in the temp dir.
     pub fn run(&self, args: &[&str]) -> Output {
         self.run_with(args, &[])

@@ -19,6 +19,7 @@ mod test_respond;
 mod test_schemas;
 mod test_secrets;
 mod test_state_files;
+mod test_token_hosts;
 mod test_triage;
 mod test_watch;
 mod upgrade_scenario;

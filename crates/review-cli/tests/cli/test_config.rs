@@ -254,7 +254,7 @@ async fn an_owner_can_have_its_own_token_variable() {
     github.require_token("ghp_acme_org_token");
     env.write(
         "home/config.toml",
-        "[token-variables]\nacme = \"GH_TOKEN_ACME\"\n",
+        "[token-variables]\n\"github.com/acme\" = \"GH_TOKEN_ACME\"\n",
     );
     let graphql = github.graphql_url();
     let user = env.dir().join("home/config.toml");

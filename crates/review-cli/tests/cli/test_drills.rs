@@ -24,6 +24,10 @@ use crate::drill_support::{
 /// Nitpicks in the drills' pull request: three resolve batches of 20.
 const NITS: usize = 45;
 
+/// The user's config file of the `respond` drills: a post whose answer was lost is looked for
+/// for a second (60 s by default).
+const SHORT_POST_CHECK: &str = "[github]\npost-check-seconds = 1\n";
+
 /// A clone at the PR head and a fake GitHub holding the PR.
 struct Triage {
     env: TestEnvironment,
@@ -282,6 +286,76 @@ async fn drill_triage_apply_with_answers_cut_off_mid_body_ends_as_a_clean_run() 
     t.assert_safe();
 }
 
+/// Regression: the person's "no, keep the unwrap" in `HUMAN` came back `null` beside a
+/// `NOT_FOUND` error and was dropped; the thread then read as CodeRabbit's alone, fully read,
+/// and `--apply` acted on it. It is deferred as partly read, and nothing touches it.
+#[tokio::test(flavor = "multi_thread")]
+async fn drill_triage_apply_leaves_a_thread_whose_persons_reply_came_back_null() {
+    let t = Triage::start(false).await;
+    // `PRRC_3` is mei's reply in `HUMAN` (after FIX's and HUMAN's first comment), null in
+    // every answer that holds it.
+    t.github.inject(Fault::NullNode {
+        id: "PRRC_3".to_owned(),
+        times: usize::MAX,
+    });
+    let out = t.apply();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    t.assert_safe();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let human = report["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|th| th["id"] == "HUMAN")
+        .unwrap();
+    assert_eq!(human["outcome"], "deferred", "{human}");
+    assert_eq!(human["deferred_because"], "incomplete", "{human}");
+    assert!(
+        !resolved(&t.github).contains("HUMAN"),
+        "the person's thread was resolved"
+    );
+    assert!(
+        resolved(&t.github).contains("NIT0"),
+        "the rest of the run went on"
+    );
+}
+
+/// A review or a top-level comment that comes back null is not a thread that can be left
+/// alone: the read fails, and nothing is changed.
+#[tokio::test(flavor = "multi_thread")]
+async fn drill_triage_apply_with_a_review_that_comes_back_null_stops_and_changes_nothing() {
+    let t = Triage::start(false).await;
+    t.github
+        .update_pull_request(&crate::drill_support::repo(), 1, |pr| {
+            pr.reviews.push(review_core::model::Review {
+                id: review_core::model::ReviewId("PRR_mei".to_owned()),
+                author: Some(person("mei")),
+                state: review_core::model::ReviewState::ChangesRequested,
+                body: "Please do not merge this yet.".to_owned(),
+                submitted_at: None,
+                commit: None,
+            });
+        });
+    t.github.inject(Fault::NullNode {
+        id: "PRR_mei".to_owned(),
+        times: usize::MAX,
+    });
+    let before = git_end(&t.work);
+    let out = t.apply();
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("error: GitHub left part of pull request acme/widgets#1 out of its answer")
+            && out.stderr.contains("NOT_FOUND")
+            && out.stderr.contains("hint: run again; nothing was changed"),
+        "{}",
+        out.stderr
+    );
+    assert!(t.github.mutations().is_empty());
+    assert_eq!(git_end(&t.work), before, "no commit");
+    t.assert_safe();
+}
+
 // `review respond --replies`.
 
 const REPLIES: &str = r#"[
@@ -316,6 +390,8 @@ impl Respond {
                 .build(),
         );
         env.write("replies.json", REPLIES);
+        // A post whose answer was lost is looked for 1 s, not 60.
+        env.write_user_config(SHORT_POST_CHECK);
         let graphql = if proxied {
             github.proxied_graphql_url()
         } else {
@@ -513,6 +589,83 @@ async fn drill_respond_with_a_json_answer_that_stops_short_posts_it_once() {
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     assert_eq!(r.github.count("AddThreadReply"), 3);
     r.assert_done();
+}
+
+/// A reply whose post got a 502 and that never shows up: looked for (1 s here, 60 s by
+/// default), not sent again, reported "may have been posted; run again" with exit 4, its thread
+/// not resolved; the rerun finds it absent and posts it, once.
+#[tokio::test(flavor = "multi_thread")]
+async fn drill_respond_with_a_reply_that_never_shows_up_says_it_may_have_been_posted() {
+    let r = Respond::start(false).await;
+    r.github.inject(Fault::ServerError {
+        operation: Some("AddThreadReply".to_owned()),
+        status: 502,
+        times: 1,
+    });
+    let started = Instant::now();
+    let out = r.respond();
+    assert!(started.elapsed() >= Duration::from_secs(1), "looked for it");
+    assert_eq!(out.code, 4, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains(
+            "failed   A: the review host failed: the reply may have been posted (GitHub answered HTTP 502)"
+        ) && out.stdout.contains("it is not sent again; run again to check"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !resolved(&r.github).contains("A"),
+        "not resolved without its reply"
+    );
+    assert_eq!(
+        r.github.count("AddThreadReply"),
+        3,
+        "one request per reply, none again"
+    );
+    r.assert_converges(&out);
+}
+
+/// `review reply` maps the same outcome to exit 4, with a hint to run it again.
+#[tokio::test(flavor = "multi_thread")]
+async fn drill_reply_that_never_shows_up_exits_4_and_the_rerun_posts_it_once() {
+    let r = Respond::start(false).await;
+    r.github.inject(Fault::ServerError {
+        operation: Some("AddThreadReply".to_owned()),
+        status: 503,
+        times: 1,
+    });
+    let reply = || {
+        let mut cmd = review_in(r.env.dir(), r.env.dir(), &r.github, &r.graphql);
+        cmd.args([
+            "reply",
+            "B",
+            "--pr",
+            "1",
+            "--repo",
+            "acme/widgets",
+            "--body",
+            "Out of scope for this PR.",
+        ]);
+        output_of(cmd)
+    };
+    let out = reply();
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("the reply may have been posted (GitHub answered HTTP 503)")
+            && out
+                .stderr
+                .contains("hint: run the same command again: it looks for this reply first"),
+        "{}",
+        out.stderr
+    );
+    let again = reply();
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(replies_per_thread(&r.github).get("B"), Some(&1));
+    let again = reply();
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(again.stderr.contains("already posted"), "{}", again.stderr);
+    assert_no_reply_twice(&r.github);
 }
 
 // `review watch --once`.

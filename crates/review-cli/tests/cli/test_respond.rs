@@ -151,6 +151,8 @@ async fn a_wrong_file_shape_posts_nothing() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_failed_reply_is_reported_and_its_thread_not_resolved() {
     let (env, github) = setup().await;
+    // The reply that failed is looked for 1 s (60 s by default) before it is reported.
+    env.write_user_config("[github]\npost-check-seconds = 1\n");
     github.inject(Fault::ServerError {
         operation: Some("AddThreadReply".to_owned()),
         status: 502,

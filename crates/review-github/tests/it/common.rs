@@ -13,6 +13,9 @@ pub fn repo() -> RepoId {
     RepoId::parse("acme/widgets").unwrap()
 }
 
+/// How long the tests' hosts look for a post whose answer was lost (60 s in use).
+pub const POST_CHECK: Duration = Duration::from_millis(400);
+
 /// Retries without real waits, except those GitHub names (`retry-after`).
 pub fn fast_policy() -> RetryPolicy {
     RetryPolicy {
@@ -22,6 +25,7 @@ pub fn fast_policy() -> RetryPolicy {
         max_secondary_attempts: 3,
         max_wait: Duration::from_secs(5),
         request_timeout: Duration::from_secs(5),
+        write_timeout: Duration::from_secs(5),
     }
 }
 
@@ -55,6 +59,7 @@ pub fn host(setup: &Setup, number: u64) -> GitHubHost {
         number,
         WriteSettings {
             post_interval: Duration::ZERO,
+            post_check: POST_CHECK,
             ..WriteSettings::default()
         },
     )

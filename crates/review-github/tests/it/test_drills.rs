@@ -9,14 +9,14 @@ use std::time::Duration;
 use review_core::model::{PullRequest, ThreadId};
 use review_core::ports::ReviewHost;
 use review_core::post;
-use review_github::adapter::{GitHubHost, WriteSettings};
+use review_github::adapter::{GitHubHost, WriteSettings, may_have_been_posted};
 use review_github::client::{Client, RetryPolicy};
 use review_github::reader::Reader;
 use review_github::token::Token;
 use review_test_support::github::{FakeGitHub, Fault, large_pull_request};
 use review_test_support::{Mutation, PrBuilder, bot};
 
-use crate::common::{fast_policy, host, repo, setup};
+use crate::common::{POST_CHECK, fast_policy, host, repo, setup};
 
 fn marked(thread: &str, text: &str) -> String {
     let key = post::idempotency_key(&ThreadId::from(thread), text);
@@ -53,6 +53,7 @@ fn through_proxy(github: &FakeGitHub, policy: RetryPolicy) -> (Client, GitHubHos
         1,
         WriteSettings {
             post_interval: Duration::ZERO,
+            post_check: POST_CHECK,
             ..WriteSettings::default()
         },
     );
@@ -119,7 +120,7 @@ async fn drill_a_page_that_never_answers_gives_up_with_a_clear_error() {
 #[tokio::test]
 async fn drill_a_reply_whose_answer_times_out_is_looked_for_not_posted_twice() {
     let mut policy = fast_policy();
-    policy.request_timeout = Duration::from_millis(300);
+    policy.write_timeout = Duration::from_millis(300);
     let s = setup(two_threads(), policy).await;
     // The fake applies the reply at once and answers 2 s later: the client has given up.
     s.github.inject(Fault::Slow {
@@ -214,11 +215,12 @@ async fn drill_a_reply_cut_off_twice_is_reported_uncertain_and_posted_once() {
         .unwrap_err();
     let text = err.to_string();
     assert!(
-        text.contains("may not have been posted (the answer was cut off")
+        text.contains("may have been posted (the answer was cut off")
             && text.contains("looking for it failed")
             && text.contains("run again to check"),
         "{text}"
     );
+    assert!(may_have_been_posted(&err), "{err:?}");
     assert_eq!(
         replies_to(&github, "T1"),
         1,
@@ -256,9 +258,10 @@ async fn drill_thirty_percent_of_502s_over_a_read_and_writes_end_as_a_clean_run(
         let body = marked(&id.0, "Not applying this.");
         match host.reply(id, &body).await {
             Ok(_) => {}
-            // Both the reply and its second try failed: reported, and a rerun checks first.
+            // A reply that failed and never showed up: reported, never sent again, and a rerun
+            // checks first.
             Err(e) => assert!(
-                e.to_string().contains("may not have been posted"),
+                e.to_string().contains("may have been posted") && may_have_been_posted(&e),
                 "{i}: {e}"
             ),
         }
@@ -342,5 +345,210 @@ async fn drill_a_spent_budget_stops_the_resolve_batches_at_the_first() {
         s.github.count("ResolveThreads"),
         1,
         "the later batches were not sent"
+    );
+}
+
+// Uncertain posts: sent once, looked for until `WriteSettings::post_check` has passed, never
+// sent again.
+
+/// The comments of `thread` on the fake carrying `body`'s idempotency key.
+fn keyed(github: &FakeGitHub, thread: &str, body: &str) -> usize {
+    let key = post::find_key(body).unwrap();
+    github
+        .pull_request(&repo(), 1)
+        .unwrap()
+        .thread(&ThreadId::from(thread))
+        .unwrap()
+        .comments
+        .iter()
+        .filter(|c| post::find_key(&c.body) == Some(key))
+        .count()
+}
+
+#[tokio::test]
+async fn drill_a_reply_that_lands_late_is_found_by_looking_again_not_posted_twice() {
+    let s = setup(two_threads(), fast_policy()).await;
+    let body = marked("T1", "Not applying this: the cache is deliberate.");
+    // GitHub answers 502 and writes the reply 150 ms later: the first look finds nothing.
+    s.github.inject(Fault::ServerError {
+        operation: Some("AddThreadReply".to_owned()),
+        status: 502,
+        times: 1,
+    });
+    let late = {
+        let body = body.clone();
+        let github = &s.github;
+        async move {
+            tokio::time::sleep(Duration::from_millis(150)).await;
+            github.update_pull_request(&repo(), 1, |pr| {
+                let mut reply = pr.threads[0].comments[0].clone();
+                reply.id = review_core::model::CommentId::from("PRRC_late");
+                reply.body = body;
+                pr.threads[0].comments.push(reply);
+            });
+        }
+    };
+    let (host, thread) = (host(&s, 1), ThreadId::from("T1"));
+    let (posted, ()) = tokio::join!(host.reply(&thread, &body), late);
+    let posted = posted.unwrap();
+    assert_eq!(posted.id.0, "PRRC_late", "found where it landed");
+    assert_eq!(s.github.count("AddThreadReply"), 1, "not sent again");
+    assert_eq!(keyed(&s.github, "T1", &body), 1, "exactly one reply");
+    assert!(
+        s.github.count("ThreadCommentsPage") >= 2,
+        "the first look missed it; a later one found it"
+    );
+}
+
+#[tokio::test]
+async fn drill_a_reply_that_never_lands_may_have_been_posted_and_a_rerun_posts_it_once() {
+    let s = setup(two_threads(), fast_policy()).await;
+    let body = marked("T1", "Out of scope for this PR.");
+    s.github.inject(Fault::ServerError {
+        operation: Some("AddThreadReply".to_owned()),
+        status: 502,
+        times: 1,
+    });
+    let started = std::time::Instant::now();
+    let err = host(&s, 1)
+        .reply(&ThreadId::from("T1"), &body)
+        .await
+        .unwrap_err();
+    assert!(
+        started.elapsed() >= POST_CHECK,
+        "looked for the whole budget"
+    );
+    assert!(may_have_been_posted(&err), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("the reply may have been posted (GitHub answered HTTP 502)")
+            && text.contains("it is not sent again; run again to check"),
+        "{text}"
+    );
+    assert_eq!(s.github.count("AddThreadReply"), 1);
+    assert_eq!(keyed(&s.github, "T1", &body), 0);
+
+    // The next run: its read shows no reply with the key, so it posts, once.
+    let read = Reader::new(&s.client)
+        .pull_request(&repo(), 1)
+        .await
+        .unwrap();
+    let key = post::find_key(&body).unwrap();
+    assert!(
+        !read.threads[0]
+            .comments
+            .iter()
+            .any(|c| post::find_key(&c.body) == Some(key))
+    );
+    host(&s, 1)
+        .reply(&ThreadId::from("T1"), &body)
+        .await
+        .unwrap();
+    assert_eq!(keyed(&s.github, "T1", &body), 1, "exactly one reply");
+}
+
+#[tokio::test]
+async fn drill_an_uncertain_reply_lands_once_whatever_the_fault() {
+    for fault in [
+        Fault::Slow {
+            operation: Some("AddThreadReply".to_owned()),
+            delay: Duration::from_secs(2),
+            times: 1,
+        },
+        Fault::ApplyThenFail {
+            operation: Some("AddThreadReply".to_owned()),
+            status: 504,
+            times: 1,
+        },
+        Fault::CutOff {
+            operation: Some("AddThreadReply".to_owned()),
+            times: 1,
+        },
+    ] {
+        let mut policy = fast_policy();
+        policy.write_timeout = Duration::from_millis(300);
+        let s = setup(two_threads(), policy).await;
+        // Reading the thread fails twice in a row first: found by a later look.
+        s.github.inject(Fault::ServerError {
+            operation: Some("ThreadCommentsPage".to_owned()),
+            status: 502,
+            times: 4,
+        });
+        s.github.inject(fault.clone());
+        let body = marked("T2", "Fixed in 3f2a9c1.");
+        host(&s, 1)
+            .reply(&ThreadId::from("T2"), &body)
+            .await
+            .unwrap_or_else(|e| panic!("{fault:?}: {e}"));
+        assert_eq!(s.github.count("AddThreadReply"), 1, "{fault:?}");
+        assert_eq!(keyed(&s.github, "T2", &body), 1, "{fault:?}");
+        assert!(s.github.count("ThreadCommentsPage") >= 5, "{fault:?}");
+    }
+}
+
+#[tokio::test]
+async fn drill_a_pr_comment_that_never_lands_may_have_been_posted() {
+    let s = setup(two_threads(), fast_policy()).await;
+    let subject = s.github.pull_request(&repo(), 1).unwrap().id;
+    let key = post::idempotency_key(&ThreadId::from("review:PRR_1"), "Addressed.");
+    let body = post::marked_body(
+        review_core::gate::DEFAULT_AUTOMATED_HEADER,
+        "Addressed.",
+        &key,
+    );
+    s.github.inject(Fault::ServerError {
+        operation: Some("AddPrComment".to_owned()),
+        status: 503,
+        times: 1,
+    });
+    let err = host(&s, 1).comment(&subject, &body).await.unwrap_err();
+    assert!(may_have_been_posted(&err), "{err:?}");
+    assert!(
+        err.to_string().contains("the comment may have been posted"),
+        "{err}"
+    );
+    assert_eq!(s.github.count("AddPrComment"), 1);
+    assert!(
+        s.github.count("PullRequestFirstPage") >= 3,
+        "looked for on the PR"
+    );
+}
+
+#[tokio::test]
+async fn drill_a_mutation_waits_for_the_longer_write_timeout() {
+    let mut policy = fast_policy();
+    policy.request_timeout = Duration::from_millis(300);
+    policy.write_timeout = Duration::from_secs(3);
+    let s = setup(two_threads(), policy).await;
+    // A reply answered after 1 s: past a read's timeout, within a write's.
+    s.github.inject(Fault::Slow {
+        operation: Some("AddThreadReply".to_owned()),
+        delay: Duration::from_secs(1),
+        times: 1,
+    });
+    let body = marked("T1", "Done.");
+    host(&s, 1)
+        .reply(&ThreadId::from("T1"), &body)
+        .await
+        .unwrap();
+    assert_eq!(
+        s.github.count("ThreadCommentsPage"),
+        0,
+        "answered in time: nothing to look for"
+    );
+    assert!(s.waits.lock().unwrap().is_empty(), "{:?}", s.waits);
+    // A read answered after 1 s times out and is retried.
+    s.github.inject(Fault::Slow {
+        operation: Some("PullRequestFirstPage".to_owned()),
+        delay: Duration::from_secs(1),
+        times: 1,
+    });
+    Reader::new(&s.client)
+        .pull_request(&repo(), 1)
+        .await
+        .unwrap();
+    assert_eq!(
+        s.waits.lock().unwrap().first().map(String::as_str),
+        Some("no answer within 0.3 s; retrying in 0.1 s")
     );
 }

@@ -201,3 +201,230 @@ async fn a_failed_page_of_reviews_fails_the_read() {
         .unwrap_err();
     assert!(err.to_string().contains("a page of reviews"), "{err}");
 }
+
+// Null nodes and short lists: GitHub answers data *and* errors when it cannot load an object
+// (the object reads `null`, an error's `path` points at it). Nothing of that may be dropped.
+
+fn null_node(id: &str) -> review_test_support::github::Fault {
+    review_test_support::github::Fault::NullNode {
+        id: id.to_owned(),
+        times: 1,
+    }
+}
+
+fn missing_node(id: &str) -> review_test_support::github::Fault {
+    review_test_support::github::Fault::MissingNode {
+        id: id.to_owned(),
+        times: 1,
+    }
+}
+
+/// `T1`: a bot's finding and a person's reply (`PRRC_2`); `T2`: a bot's finding (`PRRC_3`).
+fn bot_thread_with_a_reply() -> review_core::model::PullRequest {
+    use review_test_support::{bot, person};
+    PrBuilder::new()
+        .thread(
+            "T1",
+            "src/lib.rs",
+            3,
+            &[
+                (bot("coderabbitai"), "Consider a guard."),
+                (person("mei"), "No: the caller checks it."),
+            ],
+        )
+        .thread("T2", "src/lib.rs", 9, &[(bot("coderabbitai"), "A nit.")])
+        .build()
+}
+
+fn partly_read(pr: &review_core::model::PullRequest) -> Vec<&str> {
+    pr.threads
+        .iter()
+        .filter(|t| !t.all_comments_read)
+        .map(|t| t.id.0.as_str())
+        .collect()
+}
+
+/// Regression: a person's reply that came back `null` beside a `NOT_FOUND` error was dropped,
+/// and its thread then read as a bot's thread, fully read.
+#[tokio::test]
+async fn a_null_reply_beside_not_found_marks_its_thread_partly_read() {
+    let s = setup(bot_thread_with_a_reply(), fast_policy()).await;
+    s.github.inject(null_node("PRRC_2"));
+    let read = Reader::new(&s.client)
+        .pull_request(&repo(), 1)
+        .await
+        .unwrap();
+    assert_eq!(partly_read(&read), ["T1"]);
+    assert_eq!(read.threads[0].comments.len(), 1, "the reply is not there");
+    assert!(
+        !AutomationSettings::default().thread_is_human(&read.threads[0], &read),
+        "read alone, the thread looks like a bot's: only the partial mark protects it"
+    );
+    assert_eq!(s.github.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn an_error_inside_a_thread_marks_that_thread_partly_read() {
+    // The reply's review cannot be loaded: its `pullRequestReview` field reads null with an
+    // error inside the thread (the comment itself is there).
+    let pr = PrBuilder::new()
+        .thread(
+            "T1",
+            "src/lib.rs",
+            3,
+            &[(review_test_support::bot("coderabbitai"), "x")],
+        )
+        .with_last(|t| {
+            t.comments[0].review_id = Some(review_core::model::ReviewId("PRR_gone".to_owned()));
+        })
+        .thread(
+            "T2",
+            "src/lib.rs",
+            9,
+            &[(review_test_support::bot("coderabbitai"), "y")],
+        )
+        .build();
+    let s = setup(pr, fast_policy()).await;
+    s.github.inject(null_node("PRR_gone"));
+    let read = Reader::new(&s.client)
+        .pull_request(&repo(), 1)
+        .await
+        .unwrap();
+    assert_eq!(partly_read(&read), ["T1"]);
+    assert_eq!(read.threads[0].comments.len(), 1);
+}
+
+#[tokio::test]
+async fn a_null_comment_on_a_continuation_page_marks_the_thread_partly_read() {
+    let pr = large_pull_request(3, 2, &[(1, 130)]);
+    let s = setup(pr.clone(), fast_policy()).await;
+    s.github.inject(null_node("PRRC_1_120"));
+    let read = Reader::new(&s.client)
+        .pull_request(&repo(), pr.number)
+        .await
+        .unwrap();
+    assert_eq!(partly_read(&read), ["PRRT_1"]);
+    assert_eq!(read.threads[1].comments.len(), 129);
+}
+
+#[tokio::test]
+async fn fewer_comments_than_the_total_count_mark_the_thread_partly_read() {
+    let s = setup(bot_thread_with_a_reply(), fast_policy()).await;
+    // Left out of the list without an error; the count still says 2.
+    s.github.inject(missing_node("PRRC_2"));
+    let read = Reader::new(&s.client)
+        .pull_request(&repo(), 1)
+        .await
+        .unwrap();
+    assert_eq!(partly_read(&read), ["T1"]);
+
+    let pr = large_pull_request(3, 2, &[(1, 130)]);
+    let s = setup(pr.clone(), fast_policy()).await;
+    s.github.inject(missing_node("PRRC_1_120"));
+    let read = Reader::new(&s.client)
+        .pull_request(&repo(), pr.number)
+        .await
+        .unwrap();
+    assert_eq!(partly_read(&read), ["PRRT_1"]);
+}
+
+/// What a failed read says, checked to be the "left out" error.
+async fn incomplete(s: &crate::common::Setup) -> String {
+    let err = Reader::new(&s.client)
+        .pull_request(&repo(), 1)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ReadError::Incomplete { .. }), "{err:?}");
+    err.to_string()
+}
+
+#[tokio::test]
+async fn a_null_thread_fails_the_read() {
+    let s = setup(bot_thread_with_a_reply(), fast_policy()).await;
+    s.github.inject(null_node("T2"));
+    let text = incomplete(&s).await;
+    assert!(
+        text.contains("NOT_FOUND") && text.contains("reviewThreads.nodes.1"),
+        "{text}"
+    );
+
+    // On a later page of threads too.
+    let pr = large_pull_request(150, 1, &[]);
+    let s = setup(pr, fast_policy()).await;
+    s.github.inject(null_node("PRRT_120"));
+    let text = incomplete(&s).await;
+    assert!(text.contains("a page of review threads"), "{text}");
+}
+
+fn with_reviews_and_comments(n: usize) -> review_core::model::PullRequest {
+    use review_core::model::{IssueComment, Review, ReviewId, ReviewState};
+    PrBuilder::new()
+        .with_pr(|p| {
+            p.reviews = (0..n)
+                .map(|i| Review {
+                    id: ReviewId(format!("PRR_{i}")),
+                    author: Some(review_test_support::person("mei")),
+                    state: ReviewState::Commented,
+                    body: format!("review {i}"),
+                    submitted_at: None,
+                    commit: None,
+                })
+                .collect();
+            p.comments = (0..n)
+                .map(|i| IssueComment {
+                    id: review_core::model::CommentId(format!("IC_{i}")),
+                    author: Some(review_test_support::person("mei")),
+                    body: format!("comment {i}"),
+                    created_at: "2026-11-30T10:00:00Z".to_owned(),
+                    url: String::new(),
+                })
+                .collect();
+        })
+        .build()
+}
+
+#[tokio::test]
+async fn a_null_review_or_pr_comment_fails_the_read() {
+    for id in ["PRR_1", "IC_1", "PRR_120", "IC_120"] {
+        let s = setup(with_reviews_and_comments(150), fast_policy()).await;
+        s.github.inject(null_node(id));
+        let text = incomplete(&s).await;
+        assert!(text.contains(&format!("'{id}'")), "{id}: {text}");
+    }
+}
+
+#[tokio::test]
+async fn fewer_threads_reviews_or_pr_comments_than_counted_fail_the_read() {
+    for (pr, id, what) in [
+        (bot_thread_with_a_reply(), "T2", "the review threads"),
+        (
+            large_pull_request(150, 1, &[]),
+            "PRRT_120",
+            "the review threads",
+        ),
+        (with_reviews_and_comments(3), "PRR_1", "the reviews"),
+        (with_reviews_and_comments(150), "PRR_120", "the reviews"),
+        (with_reviews_and_comments(3), "IC_1", "the PR comments"),
+    ] {
+        let s = setup(pr, fast_policy()).await;
+        s.github.inject(missing_node(id));
+        let text = incomplete(&s).await;
+        assert!(
+            text.contains(what) && text.contains("read of the"),
+            "{id}: {text}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_missing_pull_request_is_still_not_found_and_not_incomplete() {
+    let s = setup(PrBuilder::new().build(), fast_policy()).await;
+    let err = Reader::new(&s.client)
+        .pull_request(&repo(), 99)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, ReadError::PullRequestNotFound { number: 99, .. }),
+        "{err:?}"
+    );
+}

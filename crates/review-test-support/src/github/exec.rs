@@ -3,6 +3,7 @@
 //! (and, through non-null fields, its nearest nullable parent) and is reported with its `path`;
 //! mutation fields run one after the other.
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 
 use review_core::model::{
@@ -626,6 +627,18 @@ enum Obj<'a> {
 }
 
 impl Obj<'_> {
+    /// The node id of a thread, review comment, review or top-level comment.
+    fn node_id(&self) -> Option<&str> {
+        match self {
+            Self::Thread(_, t) => Some(&t.id.0),
+            Self::ReviewComment(_, _, c) => Some(&c.id.0),
+            Self::Review(r) => Some(&r.id.0),
+            Self::ReviewStub(id) => Some(&id.0),
+            Self::IssueComment(_, c) => Some(&c.id.0),
+            _ => None,
+        }
+    }
+
     fn typename(&self) -> &'static str {
         match self {
             Self::Query => "Query",
@@ -887,11 +900,24 @@ fn collect<'d>(
     out
 }
 
+/// What injected faults ask of one document's run.
+#[derive(Debug, Default)]
+pub(crate) struct Injected {
+    /// Top-level response keys that fail as GitHub's internal errors do.
+    pub failing: BTreeSet<String>,
+    /// Node ids that read `null`, with a `NOT_FOUND` error at their path.
+    pub null: BTreeSet<String>,
+    /// Node ids left out of their connection's `nodes` (its `totalCount` still counts them).
+    pub missing: BTreeSet<String>,
+}
+
 struct Exec<'a> {
     st: &'a State,
     doc: &'a Document,
     vars: &'a Map<String, Json>,
-    failing: &'a BTreeSet<String>,
+    injected: &'a Injected,
+    /// The ids of `injected.null` and `injected.missing` the answer held.
+    hits: RefCell<BTreeSet<String>>,
     errors: Vec<Json>,
 }
 
@@ -911,7 +937,7 @@ impl<'a> Exec<'a> {
                 continue;
             }
             path.push(json!(key));
-            let value = if path.len() == 1 && self.failing.contains(&key) {
+            let value = if path.len() == 1 && self.injected.failing.contains(&key) {
                 self.errors.push(internal_error(path, field.pos));
                 Ok(Json::Null)
             } else if let Some(def) = schema::field(ty, &field.name) {
@@ -948,6 +974,18 @@ impl<'a> Exec<'a> {
         let (non_null, inner) = match ty {
             TypeRef::NonNull(t) => (true, t.as_ref()),
             t => (false, t),
+        };
+        // A node a fault says GitHub cannot load reads null, with an error at its path.
+        let resolved = match resolved {
+            Ok(Out::Obj(o))
+                if o.node_id()
+                    .is_some_and(|id| self.injected.null.contains(id)) =>
+            {
+                let id = o.node_id().unwrap_or_default();
+                self.hits.borrow_mut().insert(id.to_owned());
+                Err(FieldErr::node_not_found(id))
+            }
+            other => other,
         };
         let value = match resolved {
             Err(e) => {
@@ -1218,9 +1256,22 @@ impl<'a> Exec<'a> {
             (Obj::Rollup(_, state), "state") => leaf(*state),
             (Obj::Ref(_), "prefix") => leaf("refs/heads/"),
 
-            (Obj::Conn { items, .. }, "nodes") => {
-                Ok(Out::List(items.iter().cloned().map(Out::Obj).collect()))
-            }
+            (Obj::Conn { items, .. }, "nodes") => Ok(Out::List(
+                items
+                    .iter()
+                    .filter(|item| {
+                        let missing = item
+                            .node_id()
+                            .filter(|id| self.injected.missing.contains(*id));
+                        if let Some(id) = missing {
+                            self.hits.borrow_mut().insert(id.to_owned());
+                        }
+                        missing.is_none()
+                    })
+                    .cloned()
+                    .map(Out::Obj)
+                    .collect(),
+            )),
             (Obj::Conn { total, .. }, "totalCount") => leaf(*total),
             (
                 Obj::Conn {
@@ -1552,30 +1603,33 @@ fn locate<'a>(st: &'a State, applied: &Applied) -> Option<Obj<'a>> {
     }
 }
 
-/// Runs a validated operation; `failing` names top-level response keys that must fail as
-/// GitHub's internal errors do. Returns `data` and the errors.
+/// Runs a validated operation with the faults `injected` asks for: top-level response keys that
+/// fail as GitHub's internal errors do, nodes that read null, nodes left out. Returns `data`,
+/// the errors, and the ids of the null or missing nodes the answer held.
 pub(crate) fn execute(
     st: &mut State,
     doc: &Document,
     op: &Operation,
     vars: &Map<String, Json>,
-    failing: &BTreeSet<String>,
-) -> (Json, Vec<Json>) {
+    injected: &Injected,
+) -> (Json, Vec<Json>, BTreeSet<String>) {
     if op.kind != OpKind::Mutation {
         let mut ex = Exec {
             st,
             doc,
             vars,
-            failing,
+            injected,
+            hits: RefCell::default(),
             errors: Vec::new(),
         };
         let data = ex
             .select(&Obj::Query, &[op.selection.as_slice()], &mut Vec::new())
             .unwrap_or(Json::Null);
-        return (data, ex.errors);
+        return (data, ex.errors, ex.hits.into_inner());
     }
     let mut data = Map::new();
     let mut errors = Vec::new();
+    let mut hits = BTreeSet::new();
     for (key, fields) in collect(doc, vars, "Mutation", &[op.selection.as_slice()]) {
         let field = fields[0];
         let path = vec![json!(key)];
@@ -1586,7 +1640,7 @@ pub(crate) fn execute(
         let Some(def) = schema::field("Mutation", &field.name) else {
             continue;
         };
-        if failing.contains(&key) {
+        if injected.failing.contains(&key) {
             errors.push(internal_error(&path, field.pos));
             data.insert(key, Json::Null);
             continue;
@@ -1598,7 +1652,8 @@ pub(crate) fn execute(
             st,
             doc,
             vars,
-            failing,
+            injected,
+            hits: RefCell::default(),
             errors: Vec::new(),
         };
         let resolved = applied.map(|a| {
@@ -1616,7 +1671,8 @@ pub(crate) fn execute(
             .complete(resolved, &def.type_ref(), &subs, field, &mut path.clone())
             .unwrap_or(Json::Null);
         errors.append(&mut ex.errors);
+        hits.append(&mut ex.hits.into_inner());
         data.insert(key, value);
     }
-    (Json::Object(data), errors)
+    (Json::Object(data), errors, hits)
 }

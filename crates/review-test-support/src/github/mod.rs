@@ -24,7 +24,10 @@
 //! Faults ([`Fault`]) replace or delay the next matching answers to test retries: among them a
 //! seeded share of server errors ([`Fault::Flaky`]) and answers cut off mid-body
 //! ([`Fault::CutOff`]), a real dropped connection through the byte-level proxy that
-//! [`FakeGitHub::proxied_graphql_url`] puts in front of the fake.
+//! [`FakeGitHub::proxied_graphql_url`] puts in front of the fake. Others spoil part of an
+//! answer: a node GitHub cannot load reads `null` beside a `NOT_FOUND` error at its path
+//! ([`Fault::NullNode`]), or is left out of a list its `totalCount` still counts
+//! ([`Fault::MissingNode`]).
 //!
 //! Beside GraphQL it serves, under [`FakeGitHub::rest_url`], the few REST `GET`s a change probe
 //! asks (the pull request, its comments, reviews, review comments, and its head's check runs and
@@ -89,7 +92,8 @@ pub struct Recorded {
 /// Each fault applies to the next request whose operation name matches `operation` (`None`:
 /// any request, REST included), `times` times, then is used up. Faults are queued in order; a
 /// request takes at most one answer-replacing fault (the first queued that matches), plus at
-/// most one [`Fault::Slow`], plus every [`Fault::AliasError`] naming one of its top-level keys.
+/// most one [`Fault::Slow`], plus every [`Fault::AliasError`] naming one of its top-level keys,
+/// plus every [`Fault::NullNode`] and [`Fault::MissingNode`] whose node its answer holds.
 /// A request hit by a fault that answers in place of GitHub spends no points and changes nothing.
 ///
 /// REST requests answer to the operation name [`REST_OPERATION`] (`"rest"`) and to their
@@ -190,6 +194,27 @@ pub enum Fault {
         /// How many requests it hits.
         times: usize,
     },
+    /// GitHub cannot load the node `id` (a review thread, a review comment, a review or a
+    /// top-level comment): wherever an answer holds it, in any request, it reads `null`, with a
+    /// `NOT_FOUND` error whose `path` points at it (`repository.pullRequest.reviewThreads.nodes.
+    /// 0.comments.nodes.1`), and the rest of the answer comes as usual. A non-null field above
+    /// it goes null in its place, as GraphQL's null propagation wants. Used up after `times`
+    /// answers that held it.
+    NullNode {
+        /// The node's id.
+        id: String,
+        /// How many answers it hits.
+        times: usize,
+    },
+    /// The node `id` (as for [`Fault::NullNode`]) is left out of its connection's `nodes`,
+    /// with no error, while the connection's `totalCount` still counts it: GitHub's list and
+    /// its count disagree. Used up after `times` answers that would have held it.
+    MissingNode {
+        /// The node's id.
+        id: String,
+        /// How many answers it hits.
+        times: usize,
+    },
 }
 
 impl Fault {
@@ -202,7 +227,9 @@ impl Fault {
             | Self::AliasError { times, .. }
             | Self::ApplyThenFail { times, .. }
             | Self::Flaky { times, .. }
-            | Self::CutOff { times, .. } => *times,
+            | Self::CutOff { times, .. }
+            | Self::NullNode { times, .. }
+            | Self::MissingNode { times, .. } => *times,
         }
     }
 
@@ -215,7 +242,9 @@ impl Fault {
             | Self::AliasError { times, .. }
             | Self::ApplyThenFail { times, .. }
             | Self::Flaky { times, .. }
-            | Self::CutOff { times, .. } => times,
+            | Self::CutOff { times, .. }
+            | Self::NullNode { times, .. }
+            | Self::MissingNode { times, .. } => times,
         }
     }
 }
@@ -242,7 +271,22 @@ impl FakeGitHub {
     /// Starts a fake with no repositories, viewer `dana` (the author of [`crate::PrBuilder`]'s
     /// pull requests) and a full budget of 5,000 points.
     pub async fn start() -> Self {
-        let server = MockServer::start().await;
+        Self::serve(MockServer::start().await).await
+    }
+
+    /// Starts a fake as [`FakeGitHub::start`] does, listening on `ip` (another loopback
+    /// address, such as `127.0.0.2`, stands for another host: tests check which token each
+    /// host receives).
+    ///
+    /// # Panics
+    /// If no port can be bound on `ip`.
+    pub async fn start_on(ip: std::net::IpAddr) -> Self {
+        let listener = std::net::TcpListener::bind((ip, 0))
+            .unwrap_or_else(|e| panic!("FakeGitHub cannot listen on {ip}: {e}"));
+        Self::serve(MockServer::builder().listener(listener).start().await).await
+    }
+
+    async fn serve(server: MockServer) -> Self {
         let state = Arc::new(Mutex::new(State::new()));
         Mock::given(method("POST"))
             .and(path("/graphql"))
@@ -282,7 +326,7 @@ impl FakeGitHub {
         f(&mut st, idx)
     }
 
-    /// The GraphQL endpoint, `http://127.0.0.1:PORT/graphql`.
+    /// The GraphQL endpoint, `http://127.0.0.1:PORT/graphql` (the address it listens on).
     pub fn graphql_url(&self) -> String {
         format!("{}/graphql", self.server.uri())
     }

@@ -173,6 +173,38 @@ pub(super) fn take_faults(
     (delay, answer, failing)
 }
 
+/// The node faults that apply to the next document: the ids that read null
+/// ([`Fault::NullNode`]) and those left out ([`Fault::MissingNode`]). Spent by
+/// [`spend_node_faults`] once the answer is known to hold them.
+fn node_faults(st: &State) -> exec::Injected {
+    let mut injected = exec::Injected::default();
+    for fault in &st.faults {
+        match fault {
+            Fault::NullNode { id, times } if *times > 0 => {
+                injected.null.insert(id.clone());
+            }
+            Fault::MissingNode { id, times } if *times > 0 => {
+                injected.missing.insert(id.clone());
+            }
+            _ => {}
+        }
+    }
+    injected
+}
+
+/// Spends one `times` of each node fault whose node the answer held (`hits`).
+fn spend_node_faults(st: &mut State, hits: &BTreeSet<String>) {
+    for fault in &mut st.faults {
+        if let Fault::NullNode { id, times } | Fault::MissingNode { id, times } = fault
+            && *times > 0
+            && hits.contains(id)
+        {
+            *times -= 1;
+        }
+    }
+    st.faults.retain(|f| f.times() > 0);
+}
+
 /// The next number of a splitmix64 generator whose state is `state`.
 fn next_random(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -300,7 +332,11 @@ fn handle(st: &mut State, request: &Request) -> (u16, ResponseTemplate) {
     }
 
     let cut = Cut::of(answer.as_ref(), request);
-    let answered = answer_document(st, request, &body, parsed, named.as_deref(), &failing, cut);
+    let injected = exec::Injected {
+        failing,
+        ..node_faults(st)
+    };
+    let answered = answer_document(st, request, &body, parsed, named.as_deref(), &injected, cut);
     match answer {
         Some(Fault::ApplyThenFail { status, .. }) => delayed(html_answer(status)),
         _ => delayed(answered),
@@ -338,7 +374,7 @@ fn answer_document(
     body: &Option<Json>,
     parsed: Option<Result<Document, document::ParseError>>,
     named: Option<&str>,
-    failing: &BTreeSet<String>,
+    injected: &exec::Injected,
     cut: Option<Cut>,
 ) -> (u16, ResponseTemplate) {
     if let Some(refused) = refuse_without_user_agent(request) {
@@ -417,7 +453,8 @@ fn answer_document(
         Err(errors) => return json_answer(st, 200, &json!({ "errors": errors })),
     };
     st.points += 1;
-    let (data, errors) = exec::execute(st, &doc, op, &vars, failing);
+    let (data, errors, hits) = exec::execute(st, &doc, op, &vars, injected);
+    spend_node_faults(st, &hits);
     let mut out = Map::new();
     out.insert("data".into(), data);
     if !errors.is_empty() {

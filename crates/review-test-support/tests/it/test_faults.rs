@@ -312,3 +312,89 @@ async fn a_cut_off_answer_drops_the_connection_half_way_through_the_proxy() {
         4
     );
 }
+
+#[tokio::test]
+async fn a_null_node_reads_null_with_a_not_found_error_at_its_path_then_stops() {
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(
+        PrBuilder::new()
+            .thread("A", "src/a.rs", 1, &[(bot("coderabbitai"), "one")])
+            .thread(
+                "B",
+                "src/a.rs",
+                2,
+                &[
+                    (bot("coderabbitai"), "two"),
+                    (review_test_support::person("mei"), "no"),
+                ],
+            )
+            .build(),
+    );
+    // `PRRC_3` is the person's reply in B: the second comment of the second thread.
+    github.inject(Fault::NullNode {
+        id: "PRRC_3".into(),
+        times: 1,
+    });
+    // A request that does not hold the node leaves the fault in place.
+    let other = op(
+        &github,
+        "ResolveThreads",
+        &resolve_threads(1),
+        &json!({"threadId0": "A"}),
+    );
+    assert_eq!(other.status, 200);
+    let answer = first(&github).json();
+    let comments =
+        &answer["data"]["repository"]["pullRequest"]["reviewThreads"]["nodes"][1]["comments"];
+    assert_eq!(comments["nodes"][0]["body"], "two");
+    assert_eq!(comments["nodes"][1], Value::Null);
+    let errors = answer["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0]["type"], "NOT_FOUND");
+    assert_eq!(
+        errors[0]["path"],
+        json!([
+            "repository",
+            "pullRequest",
+            "reviewThreads",
+            "nodes",
+            1,
+            "comments",
+            "nodes",
+            1
+        ])
+    );
+    assert!(errors[0]["message"].as_str().unwrap().contains("'PRRC_3'"));
+    // Used up: the next answer holds the reply again.
+    let answer = first(&github).json();
+    assert!(answer.get("errors").is_none(), "{answer}");
+    assert_eq!(
+        answer["data"]["repository"]["pullRequest"]["reviewThreads"]["nodes"][1]["comments"]["nodes"]
+            [1]["body"],
+        "no"
+    );
+}
+
+#[tokio::test]
+async fn a_missing_node_is_left_out_of_its_list_while_the_count_keeps_it() {
+    let github = github().await;
+    github.inject(Fault::MissingNode {
+        id: "A".into(),
+        times: 1,
+    });
+    let answer = first(&github).json();
+    let threads = &answer["data"]["repository"]["pullRequest"]["reviewThreads"];
+    assert_eq!(threads["nodes"].as_array().unwrap().len(), 1);
+    assert_eq!(threads["nodes"][0]["id"], "B");
+    assert_eq!(threads["totalCount"], 2);
+    assert!(answer.get("errors").is_none(), "no error says so: {answer}");
+    let answer = first(&github).json();
+    assert_eq!(
+        answer["data"]["repository"]["pullRequest"]["reviewThreads"]["nodes"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2,
+        "used up"
+    );
+}
