@@ -327,7 +327,12 @@ async fn current_branch_pr(client: &Client, repo: &RepoId, cwd: &Path) -> Result
             open: Vec::new(),
         },
     };
-    match locate::choose(branch.as_deref(), repo, &lookup) {
+    // In a fork's clone the branch is pushed to the fork: its pull request's head is there.
+    let head_owner = branch
+        .as_deref()
+        .and_then(|b| git::push_owner(cwd, b))
+        .unwrap_or_else(|| repo.owner.clone());
+    match locate::choose(branch.as_deref(), &head_owner, &lookup) {
         Choice::Use(pr) => {
             output::narrate(&format!(
                 "[review] using PR #{} ({}) of branch {}",

@@ -13,7 +13,7 @@ use crate::rules::Class;
 
 /// The version of the report's JSON format. Bumped on any change a parser could notice other
 /// than an added field.
-pub const REPORT_VERSION: u32 = 1;
+pub const REPORT_VERSION: u32 = 2;
 
 /// How one unresolved thread ends.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

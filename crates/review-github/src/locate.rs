@@ -9,7 +9,9 @@
 //! | several | ask which on a terminal, else list them and stop |
 //!
 //! Only open pull requests match a branch name (branch names get reused), and only those whose
-//! head is in the repository's owner's namespace (a fork's branch of the same name is not ours).
+//! head is in the namespace the branch is pushed to: the repository's owner's in a clone of the
+//! repository, the fork's owner's in a fork's clone (`origin` the fork, `upstream` the base). A
+//! branch of the same name in someone else's fork is not ours.
 
 use cynic::QueryBuilder;
 use review_core::model::RepoId;
@@ -55,8 +57,9 @@ pub enum Choice {
     Several(String, Vec<OpenPr>),
 }
 
-/// Decides, from the checked-out branch (`None` when detached) and what GitHub said.
-pub fn choose(branch: Option<&str>, repo: &RepoId, lookup: &BranchLookup) -> Choice {
+/// Decides, from the checked-out branch (`None` when detached), the owner of the repository it
+/// is pushed to (`head_owner`), and what GitHub said.
+pub fn choose(branch: Option<&str>, head_owner: &str, lookup: &BranchLookup) -> Choice {
     let Some(branch) = branch else {
         return Choice::Detached;
     };
@@ -69,7 +72,7 @@ pub fn choose(branch: Option<&str>, repo: &RepoId, lookup: &BranchLookup) -> Cho
         .filter(|pr| {
             pr.head_owner
                 .as_deref()
-                .is_none_or(|o| o.eq_ignore_ascii_case(&repo.owner))
+                .is_none_or(|o| o.eq_ignore_ascii_case(head_owner))
         })
         .cloned()
         .collect();
@@ -137,10 +140,6 @@ mod tests {
         }
     }
 
-    fn repo() -> RepoId {
-        RepoId::parse("acme/widgets").unwrap()
-    }
-
     fn lookup_of(open: Vec<OpenPr>) -> BranchLookup {
         BranchLookup {
             default_branch: Some("main".to_owned()),
@@ -151,28 +150,41 @@ mod tests {
     #[test]
     fn every_row_of_the_table() {
         assert_eq!(
-            choose(None, &repo(), &lookup_of(vec![pr(1, "acme")])),
+            choose(None, "acme", &lookup_of(vec![pr(1, "acme")])),
             Choice::Detached
         );
         assert_eq!(
-            choose(Some("main"), &repo(), &lookup_of(vec![pr(1, "acme")])),
+            choose(Some("main"), "acme", &lookup_of(vec![pr(1, "acme")])),
             Choice::DefaultBranch("main".to_owned())
         );
         assert_eq!(
-            choose(Some("feat"), &repo(), &lookup_of(vec![])),
+            choose(Some("feat"), "acme", &lookup_of(vec![])),
             Choice::NoneOpen("feat".to_owned())
         );
         assert_eq!(
-            choose(Some("feat"), &repo(), &lookup_of(vec![pr(7, "acme")])),
+            choose(Some("feat"), "acme", &lookup_of(vec![pr(7, "acme")])),
             Choice::Use(pr(7, "acme"))
         );
         assert_eq!(
             choose(
                 Some("feat"),
-                &repo(),
+                "acme",
                 &lookup_of(vec![pr(7, "acme"), pr(9, "ACME")])
             ),
             Choice::Several("feat".to_owned(), vec![pr(7, "acme"), pr(9, "ACME")])
+        );
+    }
+
+    #[test]
+    fn in_a_forks_clone_the_forks_branch_is_ours() {
+        // `origin` is me/widgets (the fork), `upstream` acme/widgets (the base).
+        assert_eq!(
+            choose(
+                Some("feat"),
+                "me",
+                &lookup_of(vec![pr(7, "acme"), pr(8, "me"), pr(9, "someone-else")])
+            ),
+            Choice::Use(pr(8, "me"))
         );
     }
 
@@ -181,7 +193,7 @@ mod tests {
         assert_eq!(
             choose(
                 Some("feat"),
-                &repo(),
+                "acme",
                 &lookup_of(vec![pr(7, "acme"), pr(8, "someone-else")])
             ),
             Choice::Use(pr(7, "acme"))
@@ -189,7 +201,7 @@ mod tests {
         assert_eq!(
             choose(
                 Some("feat"),
-                &repo(),
+                "acme",
                 &lookup_of(vec![pr(8, "someone-else")])
             ),
             Choice::NoneOpen("feat".to_owned())

@@ -932,3 +932,71 @@ async fn a_fixer_edit_whose_commit_a_hook_rejects_is_undone_and_made_again_next_
     );
     assert_eq!(git_out(&work, &["rev-list", "--count", "HEAD"]), "2");
 }
+
+/// A fork's pull request whose branch is named `main`, checked out in a clone whose `origin` is
+/// the base repository (as `gh pr checkout` leaves it): `--push` must not fast-forward the base
+/// repository's `main` with the contributor's unreviewed commits. It pushes only to the remote
+/// whose URL is the fork, and says which remote is needed when there is none.
+#[tokio::test(flavor = "multi_thread")]
+async fn push_of_a_forks_pr_goes_only_to_the_fork_never_to_the_base() {
+    let env = TestEnvironment::new();
+    let (head, work) = repository(&env);
+    let remote = env.dir().join("remote.git");
+    // The base repository's own `main`, which the push must never touch.
+    git(&work, &["push", "-q", "origin", "HEAD:refs/heads/main"]);
+    let base_main = git_out(&remote, &["rev-parse", "main"]);
+    let github = FakeGitHub::start().await;
+    let mut pr = pr_at(&head);
+    pr.head_ref = "main".to_owned();
+    pr.head_repo = Some(review_core::model::HeadRepo {
+        repo: review_core::model::RepoId::parse("contrib/widgets").unwrap(),
+        cross_repository: true,
+    });
+    github.add_pull_request(pr);
+
+    let out = apply_with(&env, &work, &github, &["--push"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("no remote points at contrib/widgets, where the pull request's branch lives"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("git remote add contrib"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        git_out(&remote, &["rev-parse", "main"]),
+        base_main,
+        "the base repository's main is untouched"
+    );
+
+    // With the fork as a remote, the push goes there, to its `main`, and nowhere else.
+    let fork = env.dir().join("fork.git");
+    git(
+        env.dir(),
+        &["clone", "-q", "--bare", remote.to_str().unwrap(), fork.to_str().unwrap()],
+    );
+    git(
+        &work,
+        &["remote", "add", "contrib", "https://github.com/contrib/widgets.git"],
+    );
+    git(
+        &work,
+        &[
+            "config",
+            &format!("url.{}.insteadOf", fork.to_str().unwrap()),
+            "https://github.com/contrib/widgets.git",
+        ],
+    );
+    let out = apply_with(&env, &work, &github, &["--push"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        git_out(&fork, &["rev-parse", "main"]),
+        git_out(&work, &["rev-parse", "HEAD"]),
+        "pushed to the fork's branch"
+    );
+    assert_eq!(git_out(&remote, &["rev-parse", "main"]), base_main);
+}

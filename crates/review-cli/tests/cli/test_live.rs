@@ -125,6 +125,41 @@ async fn the_current_branchs_open_pr_is_found_and_echoed() {
     );
 }
 
+/// In a fork's clone (`origin` the fork, `upstream` the base, the branch pushed to `origin`), the
+/// current branch's pull request is the one whose head is in the fork, not a same-named branch's
+/// pull request from the base repository's own namespace.
+#[tokio::test(flavor = "multi_thread")]
+async fn in_a_forks_clone_the_current_branchs_pr_is_the_forks() {
+    let github = FakeGitHub::start().await;
+    let repo = review_core::model::RepoId::parse("acme/widgets").unwrap();
+    github.add_pull_request(PrBuilder::new().with_pr(|p| p.number = 7).build());
+    github.add_pull_request(
+        PrBuilder::new()
+            .with_pr(|p| {
+                p.number = 8;
+                p.id = "PR_8".to_owned();
+            })
+            .build(),
+    );
+    github.set_head_owner(&repo, 8, "me");
+    let env = TestEnvironment::new();
+    git(env.dir(), &["init", "-q", "-b", "feature"]);
+    for (name, url) in [
+        ("origin", "https://github.com/me/widgets.git"),
+        ("upstream", "https://github.com/acme/widgets.git"),
+    ] {
+        git(env.dir(), &["remote", "add", name, url]);
+    }
+    git(env.dir(), &["config", "branch.feature.remote", "origin"]);
+    git(
+        env.dir(),
+        &["config", "branch.feature.merge", "refs/heads/feature"],
+    );
+    let out = run(&env, &github, &["threads"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("using PR #8"), "{}", out.stderr);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn several_open_prs_on_one_branch_are_listed_when_no_one_can_be_asked() {
     let github = FakeGitHub::start().await;
