@@ -143,11 +143,16 @@ pub fn current_branch(dir: &Path) -> Result<Option<String>, GitError> {
 /// `branch.B.pushRemote`, else `remote.pushDefault`, else `branch.B.remote`, and that remote's
 /// URL as configured. `None` when none is set or the URL names no GitHub repository.
 pub fn push_owner(dir: &Path, branch: &str) -> Option<String> {
-    let get = |key: &str| git(dir, &["config", "--get", key]).ok().filter(|v| !v.is_empty());
+    let get = |key: &str| {
+        git(dir, &["config", "--get", key])
+            .ok()
+            .filter(|v| !v.is_empty())
+    };
     let remote = get(&format!("branch.{branch}.pushRemote"))
         .or_else(|| get("remote.pushDefault"))
         .or_else(|| get(&format!("branch.{branch}.remote")))?;
-    let url = get(&format!("remote.{remote}.pushurl")).or_else(|| get(&format!("remote.{remote}.url")))?;
+    let url = get(&format!("remote.{remote}.pushurl"))
+        .or_else(|| get(&format!("remote.{remote}.url")))?;
     review_github::remote::HostedRepo::from_remote_url(&url)
         .ok()
         .map(|h| h.repo.owner)

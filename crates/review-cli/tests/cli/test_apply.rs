@@ -977,11 +977,22 @@ async fn push_of_a_forks_pr_goes_only_to_the_fork_never_to_the_base() {
     let fork = env.dir().join("fork.git");
     git(
         env.dir(),
-        &["clone", "-q", "--bare", remote.to_str().unwrap(), fork.to_str().unwrap()],
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            remote.to_str().unwrap(),
+            fork.to_str().unwrap(),
+        ],
     );
     git(
         &work,
-        &["remote", "add", "contrib", "https://github.com/contrib/widgets.git"],
+        &[
+            "remote",
+            "add",
+            "contrib",
+            "https://github.com/contrib/widgets.git",
+        ],
     );
     git(
         &work,
