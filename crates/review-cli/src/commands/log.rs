@@ -75,5 +75,10 @@ pub async fn run(args: LogArgs) -> Result<(), CliError> {
     if entries.is_empty() && !args.json {
         text.push_str(&format!("nothing recorded for {repo}#{number}\n"));
     }
-    output::stdout(&text).map_err(CliError::Output)
+    if args.json {
+        // The exact text, as kept (JSON escapes what needs escaping).
+        output::stdout(&text).map_err(CliError::Output)
+    } else {
+        output::human(&text).map_err(CliError::Output)
+    }
 }
