@@ -28,7 +28,8 @@ const LOCK_WAIT: Duration = Duration::from_secs(30);
 /// an entry `{"reviewId": "PRR_...", "replyBody": "..."}` answers a bot review's out-of-diff
 /// findings with one PR comment instead. Threads a person took part in (and reviews a person
 /// wrote), threads escalated in the loop's decisions, and threads that could not be read whole
-/// get neither reply nor resolve; each thread is read again just before its reply. A reply that
+/// get neither reply nor resolve; each thread is read again just before its reply, and the
+/// threads to resolve again just before the resolves. A reply that
 /// cites a commit ("in <sha>", "Fixed in <sha>", or a sha in backticks) waits until that commit
 /// is on the PR's head on GitHub; one citing a commit neither git nor the PR knows is refused
 /// (exit 2) before anything is posted. Re-running the same file is safe, and two runs on one
@@ -639,7 +640,8 @@ async fn fresh_thread(
 
 /// Posts `replies` on `pr` (read whole just before, under the posting lock), each once ever,
 /// and resolves as asked. Each thread is read again just before its reply and passes the
-/// gate on that read. Returns one report line per reply or resolve, how many failed, and how
+/// gate on that read; the threads to resolve are read again before the resolves, and pass it
+/// again (the run's own replies counting as the tool's). Returns one report line per reply or resolve, how many failed, and how
 /// many may have been posted without the tool seeing it.
 pub(crate) async fn post_replies(
     conn: &crate::github::Connection,
@@ -812,6 +814,43 @@ pub(crate) async fn post_replies(
                     failed += left;
                     break;
                 }
+            }
+        }
+    }
+    // The replies took time: a person may have answered a thread since its reply went out.
+    // Read the threads again just before the resolves, and leave those that gained a person.
+    if !to_resolve.is_empty() {
+        let mut gate = automation.clone();
+        gate.own_comments.extend(ledger.comment_ids());
+        match review_github::reader::Reader::new(&conn.client)
+            .pull_request(&pr.repo, pr.number)
+            .await
+        {
+            Ok(fresh) => to_resolve.retain(|id| match fresh.thread(id) {
+                None => {
+                    lines.push(format!(
+                        "skipped  {id}: not resolved: the thread is gone from the pull request"
+                    ));
+                    false
+                }
+                Some(thread) => match gate.may_act(thread, &fresh) {
+                    Ok(()) => true,
+                    Err(refusal) => {
+                        lines.push(format!(
+                            "skipped  {id}: not resolved: since it was read, {refusal}"
+                        ));
+                        false
+                    }
+                },
+            }),
+            Err(e) => {
+                for id in &to_resolve {
+                    failed += 1;
+                    lines.push(format!(
+                        "failed   {id}: not resolved: the threads could not be read again first ({e})"
+                    ));
+                }
+                to_resolve.clear();
             }
         }
     }

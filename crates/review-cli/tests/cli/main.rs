@@ -1,10 +1,17 @@
 //! End-to-end tests of the `review` binary.
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
+mod attack2_support;
 mod common;
 mod drill_support;
 mod test_action;
 mod test_apply;
+mod test_attack_audit_log;
+mod test_attack_deny_case;
+mod test_attack_gate_doors;
+mod test_attack_mcp_args;
+mod test_attack_stale_reads;
+mod test_attack_writes_once;
 mod test_config;
 mod test_crash;
 mod test_drills;
