@@ -12,6 +12,8 @@
 //!   outside-diff, nitpick and duplicate sections, Copilot's suppressed comments).
 //! - [`reviewed_commit`] and [`is_stale`] read the commit a bot's review or summary names, and
 //!   say whether that review is older than the PR's head.
+//! - [`account_hints`] finds people's accounts whose comments carry a review tool's format,
+//!   for the report's hints.
 //! - [`observe()`] reads a pull request into what the review loop's watcher records (findings
 //!   with fingerprints, people's comments, out-of-diff findings, what each bot last reviewed).
 //!
@@ -92,20 +94,24 @@ mod doc;
 mod families;
 mod family;
 mod fingerprint;
+mod fix;
 mod flags;
+mod hints;
 mod markup;
 mod observe;
 mod read;
 mod reviewed;
+mod security;
 pub mod severity;
 mod threadless;
 
 use review_core::gate::{AutomationSettings, DEFAULT_AUTOMATED_HEADER};
 use review_core::model::{Author, PullRequest, Thread};
-use review_core::signals::{SignalSet, Signals};
+use review_core::signals::{Concreteness, SignalSet, Signals};
 
 pub use crate::family::{Family, identify};
 pub use crate::fingerprint::fingerprint;
+pub use crate::hints::{account_hints, hint_family};
 pub use crate::observe::{bot_key_of_login, observe};
 pub use crate::read::Finding;
 pub use crate::reviewed::{is_stale, reviewed_commit};
@@ -182,10 +188,19 @@ pub fn analyze(pr: &PullRequest, automation: &AutomationSettings) -> SignalSet {
             continue;
         };
         let family = identify(first.author.as_ref(), &first.body, pr_author, automation);
+        let mut suggestion = None;
         let title = match family {
             Some(family) => {
                 let signals = thread_signals(thread, family, pr_author, automation);
                 let title = signals.title.clone();
+                if signals.non_finding.is_some() {
+                    // A summary or a notice is nobody's duplicate.
+                    set.threads.insert(thread.id.clone(), signals);
+                    continue;
+                }
+                if let Concreteness::Suggestion(s) = &signals.concreteness {
+                    suggestion = Some(s.replacement.clone());
+                }
                 set.threads.insert(thread.id.clone(), signals);
                 title
             }
@@ -196,13 +211,17 @@ pub fn analyze(pr: &PullRequest, automation: &AutomationSettings) -> SignalSet {
                 Some(f) if f.is_named_tool() => Some(format!("tool:{}", f.as_str())),
                 _ => first.author.as_ref().map(|a| login_key(&a.login)),
             };
-            entries.push(cluster::Entry::new(
+            let entry = cluster::Entry::new(
                 thread.id.clone(),
                 &thread.path,
                 thread.lines,
                 &title,
                 reviewer,
-            ));
+            );
+            entries.push(match &suggestion {
+                Some(s) => entry.with_suggestion(s),
+                None => entry,
+            });
         }
     }
     set.clusters = cluster::clusters(&entries);

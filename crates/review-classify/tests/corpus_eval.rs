@@ -136,7 +136,9 @@ pub fn parse_case(name: &str, text: &str) -> Result<Case, String> {
         return Err(format!("{name}: automated cases need severity and class"));
     }
     if case.modelled_on.is_some() && case.reason.is_none() {
-        return Err(format!("{name}: a modelled case needs a reason for its label"));
+        return Err(format!(
+            "{name}: a modelled case needs a reason for its label"
+        ));
     }
     Ok(case)
 }
@@ -162,7 +164,7 @@ impl Case {
             hash ^= u64::from(byte);
             hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
         }
-        hash % 4 == 0
+        hash.is_multiple_of(4)
     }
 }
 
@@ -331,8 +333,12 @@ pub struct Report {
     pub families: BTreeMap<String, Tally>,
     /// Human comments read as automated.
     pub humans_as_automated: Vec<String>,
-    /// Fingerprint group violations, one line each.
+    /// Cases that share a fingerprint but not a group (a false merge: one would follow the
+    /// other's decision), one line each.
     pub group_errors: Vec<String>,
+    /// Cases that share a group but not a fingerprint (a re-post read as a new finding: safe,
+    /// it is triaged again), one line each.
+    pub split_reposts: Vec<String>,
     /// `(expected class, found class) -> count` over automated cases.
     pub confusion: BTreeMap<(String, String), usize>,
 }
@@ -363,12 +369,13 @@ impl Report {
             }
         }
         let mut group_errors = Vec::new();
+        let mut split_reposts = Vec::new();
         for (i, a) in outcomes.iter().enumerate() {
             for b in outcomes.iter().skip(i + 1) {
                 let same_group = a.case.group == b.case.group;
                 let same_key = a.fingerprint == b.fingerprint;
                 if same_group && !same_key {
-                    group_errors.push(format!(
+                    split_reposts.push(format!(
                         "{} and {} share group {} but not a fingerprint ({:?} vs {:?})",
                         a.case.name, b.case.name, a.case.group, a.title, b.title
                     ));
@@ -385,6 +392,7 @@ impl Report {
             families,
             humans_as_automated,
             group_errors,
+            split_reposts,
             confusion,
         }
     }
@@ -487,7 +495,7 @@ impl Report {
         let (groups, shared) = self.groups();
         let _ = writeln!(
             out,
-            "\nfamily right:   {:5.1}% ({}/{})\nseverity right: {:5.1}% ({}/{}, automated)\nclass right:    {:5.1}% ({}/{}, automated)\nhuman comments read as automated: {}\nfingerprint groups: {} ({} with re-posts), violations: {}",
+            "\nfamily right:   {:5.1}% ({}/{})\nseverity right: {:5.1}% ({}/{}, automated)\nclass right:    {:5.1}% ({}/{}, automated)\nhuman comments read as automated: {}\nfingerprint groups: {} ({} with re-posts), false merges: {}, re-posts read as new: {}",
             pct(self.family_score()),
             self.family_score().0,
             self.family_score().1,
@@ -501,13 +509,14 @@ impl Report {
             groups,
             shared,
             self.group_errors.len(),
+            self.split_reposts.len(),
         );
         let misses: Vec<&Outcome> = self
             .outcomes
             .iter()
             .filter(|o| !(o.family_ok() && o.severity_ok() && o.class_ok()))
             .collect();
-        if !misses.is_empty() || !self.group_errors.is_empty() {
+        if !misses.is_empty() || !self.group_errors.is_empty() || !self.split_reposts.is_empty() {
             let _ = writeln!(out, "\nmismatches:");
         }
         for o in misses {
@@ -524,7 +533,7 @@ impl Report {
                 o.title
             );
         }
-        for e in &self.group_errors {
+        for e in self.group_errors.iter().chain(&self.split_reposts) {
             let _ = writeln!(out, "  {e}");
         }
         out
@@ -534,7 +543,7 @@ impl Report {
 // ---------------------------------------------------------------------------------------------
 // Outcomes in plan mode: what `review triage` would do with each case, as a one-thread PR.
 
-use review_classify::analyze;
+use review_classify::{analyze, hint_family};
 use review_core::model::{
     Comment, CommentId, CommitId, LineRange, PrState, PullRequest, RepoId, SubjectType, Thread,
     ThreadId,
@@ -651,6 +660,8 @@ pub struct Planned {
     pub mutates: bool,
     /// The report's reason.
     pub reason: String,
+    /// The family the report's hint names for this comment's account, if any.
+    pub hint: Option<String>,
 }
 
 impl Planned {
@@ -704,6 +715,12 @@ pub fn plan_case(case: &Case) -> Planned {
         &settings.automation,
     )
     .is_some();
+    let hint = hint_family(
+        case.author.as_ref(),
+        &case.body,
+        pr.author.as_ref(),
+        &settings.automation,
+    );
     let entry = planned.threads.into_iter().next();
     match entry {
         Some(p) => Planned {
@@ -713,6 +730,7 @@ pub fn plan_case(case: &Case) -> Planned {
             outcome: p.report.outcome,
             mutates: p.action.mutates(),
             reason: p.report.reason,
+            hint,
         },
         None => Planned {
             case: case.clone(),
@@ -721,6 +739,7 @@ pub fn plan_case(case: &Case) -> Planned {
             outcome: PlanOutcome::Deferred,
             mutates: false,
             reason: "no plan entry".to_owned(),
+            hint,
         },
     }
 }
@@ -750,6 +769,12 @@ pub struct Figures {
     pub eligible: usize,
     /// Of those, handled without a person.
     pub handled: usize,
+    /// People's comments that should get a hint (a tool posting through a user account).
+    pub hints_expected: usize,
+    /// Of those, hinted at the right family.
+    pub hints_right: usize,
+    /// People's comments hinted at when they should not be.
+    pub hints_unexpected: usize,
 }
 
 impl Figures {
@@ -770,6 +795,14 @@ impl Figures {
         if let Some(handled) = p.handled() {
             self.eligible += 1;
             self.handled += usize::from(handled);
+        }
+        match (&p.case.hint, &p.hint) {
+            (Some(want), got) => {
+                self.hints_expected += 1;
+                self.hints_right += usize::from(got.as_ref() == Some(want));
+            }
+            (None, Some(_)) => self.hints_unexpected += 1,
+            (None, None) => {}
         }
     }
 
@@ -823,14 +856,6 @@ impl PlanReport {
             out.entry(p.case.family.clone()).or_default().add(p);
         }
         out
-    }
-
-    /// The harmful outcomes of one part, one line each.
-    pub fn harmful(&self, part: Part) -> Vec<String> {
-        self.part(part)
-            .filter(|p| p.harmful())
-            .map(|p| p.case.name.clone())
-            .collect()
     }
 
     /// The printed table of one part.
@@ -912,6 +937,11 @@ impl PlanReport {
             overall.class_agrees,
             overall.bots,
         );
+        let _ = writeln!(
+            out,
+            "hints: {}/{} people's accounts posting in a tool's format hinted at the right family; {} other comments hinted at",
+            overall.hints_right, overall.hints_expected, overall.hints_unexpected
+        );
         out
     }
 
@@ -925,15 +955,21 @@ impl PlanReport {
             let miss = p.harmful()
                 || p.handled() == Some(false)
                 || (!p.case.is_person() && class != label)
-                || (p.case.is_person() && p.read_as_bot);
+                || (p.case.is_person() && p.read_as_bot)
+                || p.hint != p.case.hint;
             if miss {
                 let _ = writeln!(
                     out,
-                    "  {}{}: label {label}, class {class}, {} — {}",
+                    "  {}{}: label {label}, class {class}, {} — {}{}",
                     if p.harmful() { "HARMFUL " } else { "" },
                     p.case.name,
                     p.outcome.as_str(),
-                    p.reason
+                    p.reason,
+                    if p.hint == p.case.hint {
+                        String::new()
+                    } else {
+                        format!(" [hint {:?}, want {:?}]", p.hint, p.case.hint)
+                    }
                 );
             }
         }
