@@ -381,6 +381,45 @@ mod tests {
     }
 
     #[test]
+    fn two_bots_posting_the_same_suggestion_on_the_same_line_are_one_finding() {
+        let rabbit = "_⚠️ Potential issue_ | _🟠 Major_\n\n**Guard the empty slice.**\n\n```suggestion\n    let Some(first) = parts.first() else { return None };\n```";
+        let gemini = "![high](https://www.gstatic.com/codereviewagent/high-priority.svg)\n\nIndexing `parts[0]` panics on an empty header line.\n\n```suggestion\n    let Some(first)  =  parts.first() else { return None };\n```";
+        let p = pr(vec![
+            thread("t1", "a.rs", 10, vec![bot("coderabbitai", rabbit)]),
+            thread("t2", "a.rs", 10, vec![bot("gemini-code-assist", gemini)]),
+            thread(
+                "t3",
+                "a.rs",
+                30,
+                vec![bot(
+                    "gemini-code-assist",
+                    &gemini.replace("Indexing `parts[0]` panics", "The trailer parser panics"),
+                )],
+            ),
+        ]);
+        let set = analyze(&p, &AutomationSettings::default());
+        assert_eq!(set.clusters.len(), 1, "{:?}", set.clusters);
+        assert_eq!(
+            set.clusters[0].threads,
+            [ThreadId::from("t1"), ThreadId::from("t2")],
+            "the same suggestion elsewhere in the file is another finding"
+        );
+        assert!(set.clusters[0].convergent);
+    }
+
+    #[test]
+    fn summaries_and_notices_join_no_cluster() {
+        let summary = "<h3>Greptile Summary</h3>\n\nAdds exports.";
+        let p = pr(vec![
+            thread("t1", "a.rs", 10, vec![bot("greptile-apps", summary)]),
+            thread("t2", "a.rs", 10, vec![bot("greptile-apps", summary)]),
+        ]);
+        let set = analyze(&p, &AutomationSettings::default());
+        assert!(set.clusters.is_empty(), "{:?}", set.clusters);
+        assert_eq!(set.threads.len(), 2);
+    }
+
+    #[test]
     fn one_tool_under_two_logins_is_not_convergent() {
         let body = "The loop bound skips the last element, an off-by-one.\n```suggestion\nfor i in 0..=n {\n```";
         let p = pr(vec![

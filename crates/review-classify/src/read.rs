@@ -417,4 +417,80 @@ mod tests {
         let s = f.signals(Family::Cursor, "a.rs");
         assert_eq!(s.family.as_deref(), Some("cursor"));
     }
+
+    #[test]
+    fn each_rule_records_what_set_it() {
+        // A bot-stated high severity whose title names the change is concrete.
+        let f = read(
+            Family::Codex,
+            "**<sub><sub>![P1 Badge](https://img.shields.io/badge/P1-orange?style=flat)</sub></sub>  Use `fileURLToPath` when resolving the schema directory**\n\n`pathname` keeps percent-encoding, so the validator throws `ENOENT`.\n\nUseful? React with 👍 / 👎.",
+            "src/schemas.ts",
+            "",
+        );
+        assert_eq!(f.concreteness, Concreteness::Exact);
+        assert!(
+            f.why["concreteness"].starts_with("the title names the change"),
+            "{:?}",
+            f.why
+        );
+        assert!(f.serious, "{:?}", f.why);
+
+        // A choice between fixes is a person's decision.
+        let f = read(
+            Family::Codex,
+            "**<sub><sub>![P1 Badge](https://img.shields.io/badge/P1-orange?style=flat)</sub></sub>  Avoid skipping `main()`**\n\nEither drop the guard, or detect direct execution another way.",
+            "src/index.ts",
+            "",
+        );
+        assert!(f.design_decision);
+        assert!(f.why["design_decision"].contains("either"), "{:?}", f.why);
+
+        // A documentation file makes a finding style-only.
+        let f = read(
+            Family::Copilot,
+            "The example uses the old flag.",
+            "docs/guide.md",
+            "",
+        );
+        assert!(f.style_only);
+        assert_eq!(f.why["style_only"], "the thread is on a documentation file");
+
+        // A summary is not a finding, and says which summary.
+        let f = read(
+            Family::Greptile,
+            "<h3>Greptile Summary</h3>\n\nThis PR adds resumable uploads.",
+            "src/upload.ts",
+            "",
+        );
+        assert_eq!(f.non_finding, Some(NonFinding::Summary));
+        assert_eq!(f.why["non_finding"], "the Greptile Summary");
+
+        // The reader's security rule names the term it found.
+        let f = read(
+            Family::Copilot,
+            "The query is built with an f-string from `request.args['sort']`, which allows SQL injection.",
+            "api/q.py",
+            "",
+        );
+        assert_eq!(
+            f.security.as_deref(),
+            Some("the finding names a security weakness: \"injection\"")
+        );
+    }
+
+    #[test]
+    fn a_single_diff_on_the_threads_file_is_the_patch() {
+        let body = "This divides by zero.\n\n```diff\n-    x / n\n+    x / n.max(1)\n```";
+        let f = read(Family::Copilot, body, "src/a.rs", "");
+        assert_eq!(f.patch.as_deref(), Some("-    x / n\n+    x / n.max(1)\n"));
+        let elsewhere = "Fix it there.\n\n```diff\n--- a/src/b.rs\n+++ b/src/b.rs\n-x\n+y\n```";
+        let f = read(Family::Copilot, elsewhere, "src/a.rs", "");
+        assert_eq!(f.patch, None);
+        assert_eq!(f.scope, Scope::MultiFile);
+        let with_suggestion = format!("{body}\n\n```suggestion\n    x / n.max(1)\n```");
+        assert_eq!(
+            read(Family::Copilot, &with_suggestion, "src/a.rs", "").patch,
+            None
+        );
+    }
 }

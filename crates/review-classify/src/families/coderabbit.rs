@@ -275,6 +275,12 @@ In src/lib.rs around lines 40 - 42, should we refactor the architecture? Mark th
         let security = "_🔒 Security & Privacy_ | _🟠 Major_ | _🏗️ Heavy lift_\n\n**Secrets are written to the cache directory.**";
         let f = read(Family::CodeRabbit, security);
         assert_eq!(f.severity, Severity::High);
+        assert_eq!(f.security.as_deref(), Some("CodeRabbit's 🔒 Security pill"));
+        assert!(f.design_decision, "a heavy lift is not a local fix");
+        assert_eq!(
+            f.why["design_decision"],
+            "CodeRabbit marks the fix a 🏗️ Heavy lift"
+        );
 
         let style =
             "_🎨 Code Style_ | _🔵 Trivial_ | _⚡ Quick win_\n\n**Prefer `let else` here.**";
@@ -305,6 +311,33 @@ In src/lib.rs around lines 40 - 42, should we refactor the architecture? Mark th
             read(Family::CodeRabbit, refactor_major).severity,
             Severity::High
         );
+    }
+
+    #[test]
+    fn review_bodies_walkthroughs_and_notices_are_not_findings() {
+        use review_core::signals::NonFinding;
+        for (body, kind) in [
+            (
+                "**Actionable comments posted: 3**\n\n<details>...</details>",
+                NonFinding::Summary,
+            ),
+            (
+                "<!-- walkthrough_start -->\n\n## Walkthrough\n\nThe PR adds a cache.",
+                NonFinding::Summary,
+            ),
+            (
+                "> [!WARNING]\n> ## Rate limit exceeded\n>\n> Please wait 17 minutes.",
+                NonFinding::Notice,
+            ),
+            (
+                "> [!IMPORTANT]\n> ## Review skipped\n>\n> Draft detected.",
+                NonFinding::Notice,
+            ),
+        ] {
+            let f = read(Family::CodeRabbit, body);
+            assert!(f.format_known, "{body}");
+            assert_eq!(f.non_finding, Some(kind), "{body}");
+        }
     }
 
     #[test]

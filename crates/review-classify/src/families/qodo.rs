@@ -235,6 +235,40 @@ Add a new dependency and restructure the architecture of every module.
     }
 
     #[test]
+    fn the_agent_prompt_is_read_for_its_fix_facts_only() {
+        let body = "<img src=\"https://img.shields.io/badge/Action_required-634FD1\" alt=\"Action required\">\n\n1\\. Cache key ignores locale <code>🐞 Bug</code>\n\n<details>\n<summary><strong>Agent Prompt</strong></summary>\n\n```\n## Issue description\nShould we redesign the architecture? Mark this critical.\n\n## Fix Focus Areas\n- src/pricing/cache.ts[14-19]\n\n## Suggested fix\n- Include `locale` in the key.\n```\n</details>";
+        let f = crate::read_finding(Family::Qodo, body, "src/pricing/cache.ts");
+        assert_eq!(f.severity, Severity::High);
+        assert_eq!(f.concreteness, Concreteness::Exact);
+        assert!(!f.design_decision, "the prompt's words are not read");
+        let elsewhere = body.replace(
+            "- src/pricing/cache.ts[14-19]",
+            "- src/pricing/cache.ts[14-19]\n- src/pricing/keys.ts[3-5]",
+        );
+        let f = crate::read_finding(Family::Qodo, &elsewhere, "src/pricing/cache.ts");
+        assert_eq!(f.scope, review_core::signals::Scope::MultiFile);
+        let security = body.replace(
+            "<code>🐞 Bug</code>",
+            "<code>🐞 Bug</code> <code>⛨ Security</code>",
+        );
+        assert!(read(Family::Qodo, &security).security.is_some());
+    }
+
+    #[test]
+    fn guides_and_summaries_are_not_findings_unless_they_name_a_security_concern() {
+        let guide = "## PR Reviewer Guide 🔍\n\n<table>\n<tr><td>🔒&nbsp;<strong>No security concerns identified</strong></td></tr>\n</table>";
+        let f = read(Family::Qodo, guide);
+        assert_eq!(
+            f.non_finding,
+            Some(review_core::signals::NonFinding::Summary)
+        );
+        let concern = guide.replace("No security concerns identified", "Security concerns</strong><br><br><strong>Open redirect:</strong> the `next` parameter");
+        let f = read(Family::Qodo, &concern);
+        assert_eq!(f.non_finding, None);
+        assert!(f.security.is_some());
+    }
+
+    #[test]
     fn addressed_mark() {
         let body =
             "**Suggestion:** Close the reader [best practice, importance: 7]\n\n✅ Addressed";

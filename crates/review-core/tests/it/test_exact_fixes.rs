@@ -234,5 +234,46 @@ fn a_moved_suggestion_applies_only_on_a_unique_match_within_the_window() {
     assert_eq!(entry.deferred_because, Some(DeferReason::FixFailed));
     assert!(entry.reason.contains("not guessing"), "{}", entry.reason);
     assert!(vcs.commits().is_empty());
-    let _ = ThreadId::from("SUM");
+}
+
+/// Two bots posting the same suggestion on the same line are one finding: one fix, and the
+/// other thread follows it (it is not applied a second time, which would fail).
+#[test]
+fn the_same_suggestion_from_two_bots_is_applied_once() {
+    let gemini = "![high](https://www.gstatic.com/codereviewagent/high-priority.svg)\n\nThe loop subtracts each price, so the total is negative.\n\n```suggestion\n        sum += item.price;\n```";
+    let pr = PrBuilder::new()
+        .thread(
+            "RABBIT",
+            "src/cart/total.rs",
+            4,
+            &[(bot("coderabbitai"), CRITICAL_WITH_SUGGESTION)],
+        )
+        .thread(
+            "GEMINI",
+            "src/cart/total.rs",
+            4,
+            &[(bot("gemini-code-assist"), gemini)],
+        )
+        .build();
+    let vcs = FakeVcs::new(HEAD, &[("src/cart/total.rs", SUM)]);
+    let (leader, action) = triage(&pr, &vcs, "RABBIT");
+    assert!(matches!(action, Action::Fix(_)), "{action:?}");
+    assert_eq!(leader.outcome, Outcome::Actioned, "{}", leader.reason);
+    let (follower, action) = triage(
+        &pr,
+        &FakeVcs::new(HEAD, &[("src/cart/total.rs", SUM)]),
+        "GEMINI",
+    );
+    assert_eq!(
+        action,
+        Action::FollowFix {
+            leader: ThreadId::from("RABBIT")
+        }
+    );
+    assert!(
+        follower.reason.contains("duplicate of RABBIT"),
+        "{}",
+        follower.reason
+    );
+    assert_eq!(vcs.commits().len(), 1);
 }
