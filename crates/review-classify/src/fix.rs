@@ -6,7 +6,9 @@
 
 use crate::doc::Doc;
 use crate::flags::Prose;
-use crate::markup::{TITLE_MAX, WordText, first_sentence, has_any, plain, truncate, words};
+use crate::markup::{
+    TITLE_MAX, WordText, contains_ci, first_sentence, has_any, plain, truncate, words,
+};
 
 /// Verbs that open an instruction naming a change (`Use X`, `Pass Y`, `Remove Z`).
 const FIX_VERBS: &[&str] = &[
@@ -266,7 +268,7 @@ pub(crate) fn names_change(sentence: &str) -> bool {
     if gerund && has_any(&w, OUTCOMES) {
         return true;
     }
-    CJK_INSTRUCTIONS.iter().any(|p| sentence.contains(p))
+    !sentence.is_ascii() && CJK_INSTRUCTIONS.iter().any(|p| sentence.contains(p))
 }
 
 /// `stem` is `verb` with its last consonant doubled (`trim` -> `trimm`ing).
@@ -306,7 +308,11 @@ pub(crate) fn named_change(doc: &Doc, title_line: Option<&str>) -> Option<String
         .iter()
         .filter(|l| {
             let t = l.trim_start();
-            !t.starts_with('>') && !t.starts_with('|') && !t.starts_with('#')
+            // Only a sentence with a code span can name the change.
+            t.bytes().filter(|&b| b == b'`').nth(1).is_some()
+                && !t.starts_with('>')
+                && !t.starts_with('|')
+                && !t.starts_with('#')
         })
         .flat_map(|l| sentences(l))
         .find(|s| names_change(s))
@@ -384,6 +390,9 @@ pub(crate) fn choice(doc: &Doc, prose: &Prose) -> Option<String> {
         });
     }
     doc.lines.iter().find_map(|l| {
+        if !(contains_ci(l, ", or ") || contains_ci(l, "; or ")) {
+            return None;
+        }
         // ", or <verb>": the comma is in the plain line, not in its words.
         let lower = plain(l).to_lowercase();
         [", or ", "; or "].iter().find_map(|sep| {
@@ -508,9 +517,13 @@ pub(crate) fn serious(prose: &Prose) -> Option<String> {
         .map(|p| p.trim().to_owned())
         .or_else(|| exception_name(&prose.all))
         .or_else(|| {
+            let text = prose.all.as_str();
+            if text.is_ascii() {
+                return None;
+            }
             CJK_SERIOUS
                 .iter()
-                .find(|p| prose.all.as_str().contains(*p))
+                .find(|p| text.contains(*p))
                 .map(|p| (*p).to_owned())
         })?;
     Some(format!("it says \"{}\"", truncate(&found, TITLE_MAX)))

@@ -199,7 +199,14 @@ pub(crate) fn reader_security(prose: &Prose) -> Option<String> {
     } else {
         &prose.lead
     };
-    if let Some(term) = first_of(lead, WEAKNESSES).or_else(|| first_of(lead, CJK_WEAKNESSES)) {
+    let cjk = || {
+        let text = lead.as_str();
+        if text.is_ascii() {
+            return None;
+        }
+        CJK_WEAKNESSES.iter().find(|p| text.contains(*p)).copied()
+    };
+    if let Some(term) = first_of(lead, WEAKNESSES).or_else(cjk) {
         return Some(format!(
             "the finding names a security weakness: \"{}\"",
             term.trim()
