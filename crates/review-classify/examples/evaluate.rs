@@ -1,9 +1,11 @@
 //! Prints the evaluation of the labelled corpus: class confusion matrix, per-family figures,
-//! totals and mismatches.
+//! totals and mismatches, then the outcomes in plan mode with a fixer configured, for the tuned
+//! and the held-back parts.
 //!
 //! ```text
 //! cargo run -p review-classify --example evaluate
 //! cargo run -p review-classify --example evaluate -- --titles   # also every title read
+//! cargo run -p review-classify --example evaluate -- --misses   # the tuned part's misses
 //! ```
 #![allow(
     clippy::print_stdout,
@@ -14,6 +16,8 @@
 #[path = "../tests/corpus_eval.rs"]
 mod corpus_eval;
 
+use corpus_eval::{Part, PlanReport};
+
 fn main() {
     let cases = match corpus_eval::load(&corpus_eval::corpus_dir()) {
         Ok(cases) => cases,
@@ -22,9 +26,24 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let report = corpus_eval::Report::new(&cases);
+    let tuned: Vec<corpus_eval::Case> = cases
+        .iter()
+        .filter(|c| c.part() == Part::Tuned)
+        .cloned()
+        .collect();
+    let report = corpus_eval::Report::new(&tuned);
     if std::env::args().any(|a| a == "--titles") {
         println!("{}", report.render_titles());
     }
+    println!("reading, tuned part:");
     print!("{}", report.render());
+    let plans = PlanReport::new(&cases);
+    println!();
+    print!("{}", plans.render_part(Part::Tuned));
+    println!();
+    print!("{}", plans.render_part(Part::HeldBack));
+    if std::env::args().any(|a| a == "--misses") {
+        println!("\ntuned part, not as labelled:");
+        print!("{}", plans.render_tuned_misses());
+    }
 }

@@ -3,8 +3,10 @@
 //! Two threads are related when they are on the same path and either their line ranges overlap
 //! or lie within [`NEAR_LINES`] lines of each other and their titles are similar (token Jaccard
 //! of at least one half, or at least two shared words making 30% of the shorter title: bots word
-//! the same finding differently), or their fingerprints, ignoring the family, are equal. A cluster is a
-//! connected group of two or more related threads, listed in the PR's thread order.
+//! the same finding differently), or their fingerprints, ignoring the family, are equal, or they
+//! offer the same suggestion block on overlapping lines (two bots proposing the same fix are one
+//! finding). A cluster is a connected group of two or more related threads, listed in the PR's
+//! thread order.
 
 use std::collections::BTreeMap;
 
@@ -31,6 +33,8 @@ pub(crate) struct Entry {
     pub key: String,
     /// Who raised it: a named tool's family, else the author's login (lower case).
     pub reviewer: Option<String>,
+    /// The replacement its one suggestion block offers, whitespace collapsed; empty when none.
+    pub suggestion: String,
 }
 
 impl Entry {
@@ -55,8 +59,20 @@ impl Entry {
             tokens,
             key,
             reviewer,
+            suggestion: String::new(),
         }
     }
+
+    /// The entry of a finding that offers `replacement` as its one suggestion block.
+    pub(crate) fn with_suggestion(mut self, replacement: &str) -> Self {
+        self.suggestion = replacement.split_whitespace().collect::<Vec<_>>().join(" ");
+        self
+    }
+}
+
+/// Whether two line ranges share a line.
+fn same_lines(a: Option<LineRange>, b: Option<LineRange>) -> bool {
+    matches!((a, b), (Some(a), Some(b)) if a.overlaps(&b))
 }
 
 fn near(a: Option<LineRange>, b: Option<LineRange>) -> bool {
@@ -71,6 +87,8 @@ fn near(a: Option<LineRange>, b: Option<LineRange>) -> bool {
 
 fn related(a: &Entry, b: &Entry) -> bool {
     (!a.key.is_empty() && a.key == b.key)
+        // The same suggestion on the same lines is the same finding, however it is worded.
+        || (!a.suggestion.is_empty() && a.suggestion == b.suggestion && same_lines(a.lines, b.lines))
         || (near(a.lines, b.lines)
             && (similar(&a.tokens, &b.tokens) || overlapping(&a.tokens, &b.tokens)))
 }

@@ -45,6 +45,10 @@ pub(crate) struct Doc {
     pub images: Vec<Image>,
     /// Fenced code blocks outside skipped sections.
     pub blocks: Vec<Block>,
+    /// The raw text of the sections addressed to agents (code blocks included), which nothing
+    /// reads as the finding: only a family's reader looks in it for structured fix facts (Qodo's
+    /// "Fix Focus Areas" and "Suggested fix").
+    pub agent: String,
 }
 
 /// An open fence while scanning.
@@ -77,6 +81,10 @@ impl Doc {
         let mut skip = Skip::No;
         for raw in body.lines() {
             if let Some(open) = fence.as_mut() {
+                if !open.keep {
+                    doc.agent.push_str(raw);
+                    doc.agent.push('\n');
+                }
                 if closes(raw, open.ch, open.len) {
                     if let Some(done) = fence.take() {
                         doc.push_block(done, true);
@@ -129,6 +137,8 @@ impl Doc {
                 _ => {}
             }
             if skipping {
+                doc.agent.push_str(&line);
+                doc.agent.push('\n');
                 continue;
             }
             let at = doc.lines.len();
@@ -220,6 +230,7 @@ fn is_skipped_section(flat: &str) -> bool {
     flat.chars().count() <= 60
         && (contains_ci(flat, "prompt for ai agent")
             || contains_ci(flat, "agent prompt")
+            || contains_ci(flat, "prompt to fix with ai")
             || contains_ci(flat, "analysis chain")
             || contains_ci(flat, "learnings")
             || flat.eq_ignore_ascii_case("tools"))

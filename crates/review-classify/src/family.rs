@@ -30,6 +30,26 @@ pub enum Family {
     Claude,
     /// Bito.
     Bito,
+    /// cubic (`cubic-dev-ai`).
+    Cubic,
+    /// Kilo Code (`kilo-code-bot`).
+    Kilo,
+    /// CodeAnt AI (`codeant-ai`).
+    CodeAnt,
+    /// GitHub code scanning alerts, CodeQL (`github-advanced-security`).
+    CodeQl,
+    /// DeepSource (`deepsource-io`).
+    DeepSource,
+    /// Amazon Q Developer (`amazon-q-developer`).
+    AmazonQ,
+    /// Jules (`google-labs-jules`).
+    Jules,
+    /// Vercel's deployment comments (`vercel`).
+    Vercel,
+    /// Korbit (`korbit-ai`).
+    Korbit,
+    /// SonarQube Cloud (`sonarqubecloud`, `sonarcloud`).
+    SonarQube,
     /// A tool posting through a user account with the automated header, or through a configured
     /// automation account.
     QaHeader,
@@ -39,7 +59,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in declaration order.
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 22] = [
         Self::CodeRabbit,
         Self::Copilot,
         Self::Gemini,
@@ -50,6 +70,16 @@ impl Family {
         Self::Qodo,
         Self::Claude,
         Self::Bito,
+        Self::Cubic,
+        Self::Kilo,
+        Self::CodeAnt,
+        Self::CodeQl,
+        Self::DeepSource,
+        Self::AmazonQ,
+        Self::Jules,
+        Self::Vercel,
+        Self::Korbit,
+        Self::SonarQube,
         Self::QaHeader,
         Self::OtherBot,
     ];
@@ -67,6 +97,16 @@ impl Family {
             Self::Qodo => "qodo",
             Self::Claude => "claude",
             Self::Bito => "bito",
+            Self::Cubic => "cubic",
+            Self::Kilo => "kilo",
+            Self::CodeAnt => "codeant",
+            Self::CodeQl => "codeql",
+            Self::DeepSource => "deepsource",
+            Self::AmazonQ => "amazonq",
+            Self::Jules => "jules",
+            Self::Vercel => "vercel",
+            Self::Korbit => "korbit",
+            Self::SonarQube => "sonarqube",
             Self::QaHeader => "qa",
             Self::OtherBot => "bot",
         }
@@ -102,6 +142,18 @@ const BOT_LOGINS: &[(&str, Family)] = &[
     ("qodo-ai", Family::Qodo),
     ("claude", Family::Claude),
     ("bito-code-review", Family::Bito),
+    ("cubic-dev-ai", Family::Cubic),
+    ("kilo-code-bot", Family::Kilo),
+    ("codeant-ai", Family::CodeAnt),
+    ("github-advanced-security", Family::CodeQl),
+    ("deepsource-io", Family::DeepSource),
+    ("deepsource-autofix", Family::DeepSource),
+    ("amazon-q-developer", Family::AmazonQ),
+    ("google-labs-jules", Family::Jules),
+    ("vercel", Family::Vercel),
+    ("korbit-ai", Family::Korbit),
+    ("sonarqubecloud", Family::SonarQube),
+    ("sonarcloud", Family::SonarQube),
 ];
 
 /// Bot accounts that host many tools: the family is read from the body.
@@ -159,12 +211,21 @@ type Detector = fn(&Doc, &str) -> bool;
 pub(crate) fn sniff(body: &str) -> Option<Family> {
     let lower = body.to_lowercase();
     let doc = Doc::parse(body);
-    let detectors: [(Family, Detector); 9] = [
+    let detectors: [(Family, Detector); 17] = [
         (Family::CodeRabbit, families::coderabbit::detect),
         (Family::Cursor, families::cursor::detect),
         (Family::Codex, families::codex::detect),
         (Family::Gemini, families::gemini::detect),
         (Family::Greptile, families::greptile::detect),
+        (Family::Cubic, families::cubic::detect),
+        (Family::Kilo, families::kilo::detect),
+        // CodeAnt before Qodo: both write `**Suggestion:**`; CodeAnt adds its severity block.
+        (Family::CodeAnt, families::codeant::detect),
+        (Family::CodeQl, families::codeql::detect),
+        (Family::DeepSource, families::deepsource::detect),
+        (Family::Vercel, families::others::detect_vercel),
+        (Family::Jules, families::others::detect_jules),
+        (Family::SonarQube, families::others::detect_sonarqube),
         // Qodo before Sourcery: Qodo's `**Suggestion:**` looks like a Sourcery label.
         (Family::Qodo, families::qodo::detect),
         (Family::Sourcery, families::sourcery::detect),
@@ -211,6 +272,16 @@ mod tests {
                 "qodo",
                 "claude",
                 "bito",
+                "cubic",
+                "kilo",
+                "codeant",
+                "codeql",
+                "deepsource",
+                "amazonq",
+                "jules",
+                "vercel",
+                "korbit",
+                "sonarqube",
                 "qa",
                 "bot"
             ]

@@ -111,6 +111,22 @@ const DESIGN: &[&str] = &[
     " separate pr ",
     " follow up pr ",
     " rethink ",
+    " decide ",
+    " deciding ",
+    " decision ",
+    " coordinate with ",
+    " extract a ",
+    " extract the ",
+    " extracting a ",
+    " extracting the ",
+    " split it into ",
+    " splitting it into ",
+    " split the ",
+    " splitting the ",
+    " separate helpers ",
+    " shared helper ",
+    " into its own ",
+    " belongs in the ",
 ];
 
 /// Style-only wording in a title.
@@ -138,6 +154,13 @@ const STYLE: &[&str] = &[
     " for readability ",
     " for consistency ",
     " for clarity ",
+    " unused variable",
+    " unused import",
+    " unused local",
+    " unused parameter",
+    " unused argument",
+    " dead code ",
+    " unreachable code ",
 ];
 
 /// The change reaches other files.
@@ -306,9 +329,25 @@ pub(crate) fn speculative(prose: &Prose) -> bool {
     prose.lead.has_any(HEDGES) && !prose.all.has_any(DEFECTS)
 }
 
-/// The lead asks for a design decision, a new dependency or a change of scope.
-pub(crate) fn design(prose: &Prose) -> bool {
-    prose.lead.has_any(DESIGN)
+/// The lead asks for a design decision, a refactoring, a new dependency or a change of scope:
+/// the words found.
+pub(crate) fn design(prose: &Prose) -> Option<String> {
+    if !prose.lead.has_any(DESIGN) {
+        return None;
+    }
+    DESIGN
+        .iter()
+        .find(|p| prose.lead.has_any(std::slice::from_ref(p)))
+        .map(|p| format!("it says \"{}\"", p.trim()))
+}
+
+/// Extensions of documentation files: a finding on one is about documentation.
+const DOC_EXTENSIONS: &[&str] = &["md", "mdx", "markdown", "rst", "adoc", "asciidoc"];
+
+/// Whether the thread's file is documentation (Markdown, reStructuredText, AsciiDoc).
+pub(crate) fn docs_file(path: &str) -> bool {
+    path.rsplit_once('.')
+        .is_some_and(|(_, ext)| DOC_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
 }
 
 /// The comment carries a "✅ Addressed" mark (CodeRabbit appends "✅ Addressed in commit ...",
@@ -363,9 +402,17 @@ const NOT_PATHS: &[&str] = &[
     "deno.js",
 ];
 
-/// A token of prose as a file path, if it looks like one.
+/// A token of prose as a file path, if it looks like one. A quoted token (`".cache/a.json"`)
+/// is a string literal, not a path.
 fn path_token(raw: &str) -> Option<&str> {
     if !raw.contains('.') || raw.contains('(') || raw.contains("://") {
+        return None;
+    }
+    let unticked = raw.trim_matches(|c: char| matches!(c, '`' | ',' | ';' | ')' | '('));
+    if unticked.len() > 1
+        && (unticked.starts_with('"') || unticked.starts_with('\''))
+        && (unticked.ends_with('"') || unticked.ends_with('\''))
+    {
         return None;
     }
     let t = raw.trim_matches(|c: char| {
@@ -419,25 +466,68 @@ fn same_file(token: &str, path: &str) -> bool {
             .is_some_and(|head| head.ends_with('/'))
 }
 
-/// Single file, unless the prose names another file or says the change reaches across files.
-pub(crate) fn scope(doc: &Doc, prose: &Prose, path: &str) -> Scope {
-    if prose.all.has_any(SCOPE) {
-        return Scope::MultiFile;
+/// Single file, unless the prose names another file or says the change reaches across files:
+/// the scope and what set it. When the comment's fix material is on the thread's own file (one
+/// suggestion block, or a diff that names no other file), words about impact ("every caller")
+/// are not its scope; a file the prose names still is.
+pub(crate) fn scope(
+    doc: &Doc,
+    prose: &Prose,
+    path: &str,
+    own_fix: bool,
+) -> (Scope, Option<String>) {
+    if !own_fix && prose.all.has_any(SCOPE) {
+        let phrase = SCOPE
+            .iter()
+            .find(|p| prose.all.has_any(std::slice::from_ref(p)))
+            .map_or("", |p| p.trim());
+        return (Scope::MultiFile, Some(format!("it says \"{phrase}\"")));
     }
     let other = doc
         .lines
         .iter()
         .filter(|line| line.contains('.'))
-        .any(|line| {
+        .find_map(|line| {
             line.split_whitespace()
                 .filter_map(path_token)
-                .any(|token| !same_file(token, path))
+                .find(|token| !same_file(token, path))
         });
-    if other {
-        Scope::MultiFile
-    } else {
-        Scope::SingleFile
+    match other {
+        Some(file) => (Scope::MultiFile, Some(format!("it names {file}"))),
+        None => (Scope::SingleFile, None),
     }
+}
+
+/// The files a diff block's headers name (`--- a/x`, `+++ b/x`, `diff --git a/x b/x`).
+pub(crate) fn diff_files(block: &Block) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in block.text.lines() {
+        let named = if let Some(rest) = line
+            .strip_prefix("+++ ")
+            .or_else(|| line.strip_prefix("--- "))
+        {
+            vec![rest.split('\t').next().unwrap_or("").trim()]
+        } else if let Some(rest) = line.strip_prefix("diff --git ") {
+            rest.split_whitespace().collect()
+        } else {
+            continue;
+        };
+        for name in named {
+            let name = name
+                .strip_prefix("a/")
+                .or_else(|| name.strip_prefix("b/"))
+                .unwrap_or(name);
+            if !name.is_empty() && name != "/dev/null" && !out.iter().any(|o| o == name) {
+                out.push(name.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// Whether `file` (from a diff header or a fix list) is the thread's file.
+pub(crate) fn is_thread_file(file: &str, path: &str) -> bool {
+    same_file(file, path)
 }
 
 /// The alternative the comment offers, as one line.
@@ -600,9 +690,9 @@ mod tests {
             "Consider restructuring the module.",
             "There is a trade-off between speed and memory.",
         ] {
-            assert!(design(&prose(text).1), "{text}");
+            assert!(design(&prose(text).1).is_some(), "{text}");
         }
-        assert!(!design(&prose("The designated handler is skipped.").1));
+        assert!(design(&prose("The designated handler is skipped.").1).is_none());
     }
 
     #[test]
@@ -640,14 +730,50 @@ mod tests {
         let path = "src/server/handler.rs";
         let single = "Check `handler.rs:40` and `src/server/handler.rs#L10-L12`; call `res.json()` after Node.js.";
         let (doc, p) = prose(single);
-        assert_eq!(scope(&doc, &p, path), Scope::SingleFile);
+        assert_eq!(scope(&doc, &p, path, false).0, Scope::SingleFile);
         let multi = "Update the caller in `src/client/mod.rs` as well.";
         let (doc, p) = prose(multi);
-        assert_eq!(scope(&doc, &p, path), Scope::MultiFile);
+        assert_eq!(
+            scope(&doc, &p, path, false),
+            (
+                Scope::MultiFile,
+                Some("it names src/client/mod.rs".to_owned())
+            )
+        );
         let (doc, p) = prose("Apply the same change to all callers.");
-        assert_eq!(scope(&doc, &p, path), Scope::MultiFile);
+        assert_eq!(scope(&doc, &p, path, false).0, Scope::MultiFile);
         let (doc, p) = prose("See https://example.com/docs/other.rs for details.");
-        assert_eq!(scope(&doc, &p, path), Scope::SingleFile);
+        assert_eq!(scope(&doc, &p, path, false).0, Scope::SingleFile);
+    }
+
+    #[test]
+    fn a_fix_on_the_threads_own_file_sets_the_scope() {
+        let path = "src/sum.rs";
+        let (doc, p) = prose("Every caller gets the wrong sum.");
+        assert_eq!(scope(&doc, &p, path, true).0, Scope::SingleFile);
+        assert_eq!(scope(&doc, &p, path, false).0, Scope::MultiFile);
+        // A file the prose names is still another file.
+        let (doc, p) = prose("Update `src/b.rs` too.");
+        assert_eq!(scope(&doc, &p, path, true).0, Scope::MultiFile);
+        // A quoted string literal is not a path.
+        let (doc, p) = prose("Values such as `\".cache/index.json\"` are missed.");
+        assert_eq!(scope(&doc, &p, path, false).0, Scope::SingleFile);
+    }
+
+    #[test]
+    fn diff_headers_name_files() {
+        let doc = Doc::parse("```diff\n--- a/src/a.rs\n+++ b/src/b.rs\n@@ -1 +1 @@\n-x\n+y\n```");
+        assert_eq!(diff_files(&doc.blocks[0]), ["src/a.rs", "src/b.rs"]);
+        let doc = Doc::parse("```diff\n-x\n+y\n```");
+        assert!(diff_files(&doc.blocks[0]).is_empty());
+    }
+
+    #[test]
+    fn documentation_files() {
+        assert!(docs_file("docs/guide.md"));
+        assert!(docs_file("README.rst"));
+        assert!(!docs_file("requirements.txt"));
+        assert!(!docs_file("src/md.rs"));
     }
 
     #[test]

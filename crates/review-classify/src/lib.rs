@@ -12,6 +12,8 @@
 //!   outside-diff, nitpick and duplicate sections, Copilot's suppressed comments).
 //! - [`reviewed_commit`] and [`is_stale`] read the commit a bot's review or summary names, and
 //!   say whether that review is older than the PR's head.
+//! - [`account_hints`] finds people's accounts whose comments carry a review tool's format,
+//!   for the report's hints.
 //! - [`observe()`] reads a pull request into what the review loop's watcher records (findings
 //!   with fingerprints, people's comments, out-of-diff findings, what each bot last reviewed).
 //!
@@ -95,20 +97,24 @@ mod doc;
 mod families;
 mod family;
 mod fingerprint;
+mod fix;
 mod flags;
+mod hints;
 mod markup;
 mod observe;
 mod read;
 mod reviewed;
+mod security;
 pub mod severity;
 mod threadless;
 
 use review_core::gate::{AutomationSettings, DEFAULT_AUTOMATED_HEADER};
 use review_core::model::{Author, PullRequest, Thread};
-use review_core::signals::{SignalSet, Signals};
+use review_core::signals::{Concreteness, SignalSet, Signals};
 
 pub use crate::family::{Family, identify};
 pub use crate::fingerprint::fingerprint;
+pub use crate::hints::{account_hints, hint_family};
 pub use crate::observe::{bot_key_of_login, observe};
 pub use crate::read::Finding;
 pub use crate::reviewed::{is_stale, reviewed_commit};
@@ -185,10 +191,19 @@ pub fn analyze(pr: &PullRequest, automation: &AutomationSettings) -> SignalSet {
             continue;
         };
         let family = identify(first.author.as_ref(), &first.body, pr_author, automation);
+        let mut suggestion = None;
         let title = match family {
             Some(family) => {
                 let signals = thread_signals(thread, family, pr_author, automation);
                 let title = signals.title.clone();
+                if signals.non_finding.is_some() {
+                    // A summary or a notice is nobody's duplicate.
+                    set.threads.insert(thread.id.clone(), signals);
+                    continue;
+                }
+                if let Concreteness::Suggestion(s) = &signals.concreteness {
+                    suggestion = Some(s.replacement.clone());
+                }
                 set.threads.insert(thread.id.clone(), signals);
                 title
             }
@@ -199,13 +214,17 @@ pub fn analyze(pr: &PullRequest, automation: &AutomationSettings) -> SignalSet {
                 Some(f) if f.is_named_tool() => Some(format!("tool:{}", f.as_str())),
                 _ => first.author.as_ref().map(|a| login_key(&a.login)),
             };
-            entries.push(cluster::Entry::new(
+            let entry = cluster::Entry::new(
                 thread.id.clone(),
                 &thread.path,
                 thread.lines,
                 &title,
                 reviewer,
-            ));
+            );
+            entries.push(match &suggestion {
+                Some(s) => entry.with_suggestion(s),
+                None => entry,
+            });
         }
     }
     set.clusters = cluster::clusters(&entries);
@@ -365,6 +384,45 @@ mod tests {
         assert!(set.threads.contains_key(&ThreadId::from("t1")));
         assert_eq!(set.clusters.len(), 1);
         assert!(set.clusters[0].convergent);
+    }
+
+    #[test]
+    fn two_bots_posting_the_same_suggestion_on_the_same_line_are_one_finding() {
+        let rabbit = "_⚠️ Potential issue_ | _🟠 Major_\n\n**Guard the empty slice.**\n\n```suggestion\n    let Some(first) = parts.first() else { return None };\n```";
+        let gemini = "![high](https://www.gstatic.com/codereviewagent/high-priority.svg)\n\nIndexing `parts[0]` panics on an empty header line.\n\n```suggestion\n    let Some(first)  =  parts.first() else { return None };\n```";
+        let p = pr(vec![
+            thread("t1", "a.rs", 10, vec![bot("coderabbitai", rabbit)]),
+            thread("t2", "a.rs", 10, vec![bot("gemini-code-assist", gemini)]),
+            thread(
+                "t3",
+                "a.rs",
+                30,
+                vec![bot(
+                    "gemini-code-assist",
+                    &gemini.replace("Indexing `parts[0]` panics", "The trailer parser panics"),
+                )],
+            ),
+        ]);
+        let set = analyze(&p, &AutomationSettings::default());
+        assert_eq!(set.clusters.len(), 1, "{:?}", set.clusters);
+        assert_eq!(
+            set.clusters[0].threads,
+            [ThreadId::from("t1"), ThreadId::from("t2")],
+            "the same suggestion elsewhere in the file is another finding"
+        );
+        assert!(set.clusters[0].convergent);
+    }
+
+    #[test]
+    fn summaries_and_notices_join_no_cluster() {
+        let summary = "<h3>Greptile Summary</h3>\n\nAdds exports.";
+        let p = pr(vec![
+            thread("t1", "a.rs", 10, vec![bot("greptile-apps", summary)]),
+            thread("t2", "a.rs", 10, vec![bot("greptile-apps", summary)]),
+        ]);
+        let set = analyze(&p, &AutomationSettings::default());
+        assert!(set.clusters.is_empty(), "{:?}", set.clusters);
+        assert_eq!(set.threads.len(), 2);
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! "between SHA and SHA" (the later one counts), Cursor Bugbot "Reviewed by Cursor Bugbot
 //! for commit SHA", Codex "**Reviewed commit:** `SHA`", Greptile "Last reviewed commit:
 //! [message](.../commit/SHA)", Qodo "updated to latest commit SHA" or "until commit SHA",
-//! Bito "Commit Range: a..b" (the later one), and any `/commit/SHA` link as a last resort.
+//! Bito "Commit Range: a..b" (the later one), the triage workflow's "reviewing commit SHA" and
+//! "in SHA" (the word right after "in", and only it), and any `/commit/SHA` link as a last
+//! resort.
 
 use review_core::model::CommitId;
 
@@ -19,6 +21,9 @@ const MARKERS: &[(&str, Range)] = &[
     ("until commit", Range::One),
     ("commit range:", Range::DotDot),
     ("between", Range::BetweenAnd),
+    // The workflow's own patterns: "reviewing commit <sha>", "in <sha>".
+    ("reviewing commit", Range::One),
+    ("in", Range::Next),
 ];
 
 /// How a marker names the commit.
@@ -30,6 +35,8 @@ enum Range {
     DotDot,
     /// `a and b`: `b`.
     BetweenAnd,
+    /// The very next word, and only it (for a marker as short as "in").
+    Next,
 }
 
 /// How many words after a marker may hold the commit.
@@ -71,6 +78,7 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
 fn after_marker(rest: &str, range: Range) -> Option<&str> {
     match range {
         Range::One => words(rest).take(WINDOW).find_map(sha_in),
+        Range::Next => words(rest).next().and_then(sha_in),
         Range::DotDot => {
             let word = words(rest).take(WINDOW).find(|w| w.contains(".."))?;
             let (_, end) = word.rsplit_once("..")?;
@@ -126,7 +134,20 @@ pub fn reviewed_commit(body: &str) -> Option<String> {
             let mut from = 0;
             while let Some(at) = lower.get(from..).and_then(|s| s.find(marker)) {
                 let start = from + at + marker.len();
+                let begin = from + at;
                 from = start;
+                // A marker is a word of its own: "in" is not the end of "within".
+                let bounded = lower
+                    .get(..begin)
+                    .and_then(|b| b.chars().last())
+                    .is_none_or(|c| !c.is_alphanumeric())
+                    && lower
+                        .get(start..)
+                        .and_then(|a| a.chars().next())
+                        .is_none_or(|c| !c.is_alphanumeric());
+                if !bounded {
+                    continue;
+                }
                 let named = clean
                     .get(start..)
                     .and_then(|rest| after_marker(rest, range))
@@ -205,6 +226,8 @@ mod tests {
                 "77e6d5c4b3a291807f6e5d4c3b2a190817263544",
             ),
             ("Review updated until commit a1b2c3d", "a1b2c3d"),
+            ("Greptile is reviewing commit 4c5b6a7 now.", "4c5b6a7"),
+            ("Found 2 issues in 3b8f1d0c6e.", "3b8f1d0c6e"),
             (
                 "**Code Review Agent Run #8c1f2a**\n\n- Commit Range: `0f1e2d3..4c5b6a7`\n- Files: 3",
                 "4c5b6a7",
@@ -229,6 +252,9 @@ mod tests {
             "",
             "/commit/",
             "between 1234567",
+            "Found in the main loop 1234567 times.",
+            "within 1234567 ms",
+            "in 2026 we moved",
         ] {
             assert_eq!(reviewed_commit(body), None, "{body}");
         }

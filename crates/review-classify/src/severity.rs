@@ -66,6 +66,24 @@ pub const TABLE: &[(Family, &str, Severity)] = &[
     (Family::Copilot, "p0", Severity::High),
     (Family::Copilot, "p1", Severity::High),
     (Family::Copilot, "nitpick", Severity::Nit),
+    // cubic: a `P0:` .. `P3:` prefix.
+    (Family::Cubic, "p0", Severity::Critical),
+    (Family::Cubic, "p1", Severity::High),
+    (Family::Cubic, "p2", Severity::Medium),
+    (Family::Cubic, "p3", Severity::Low),
+    // Kilo labels (and roast mode's `Severity: warning`).
+    (Family::Kilo, "critical", Severity::Critical),
+    (Family::Kilo, "warning", Severity::Medium),
+    (Family::Kilo, "suggestion", Severity::Low),
+    // CodeAnt's "Severity Level" and "Architect Review — X".
+    (Family::CodeAnt, "critical", Severity::Critical),
+    (Family::CodeAnt, "major", Severity::High),
+    (Family::CodeAnt, "minor", Severity::Medium),
+    (Family::CodeAnt, "trivial", Severity::Low),
+    // DeepSource's severity indicator images.
+    (Family::DeepSource, "critical", Severity::Critical),
+    (Family::DeepSource, "major", Severity::High),
+    (Family::DeepSource, "minor", Severity::Medium),
     // Plain words, as a tool posting with the automated header writes them.
     (Family::QaHeader, "critical", Severity::Critical),
     (Family::QaHeader, "high", Severity::High),
@@ -198,6 +216,18 @@ mod tests {
             (Family::Copilot, "P0", High),
             (Family::Copilot, "P1", High),
             (Family::Copilot, "[nitpick]", Nit),
+            (Family::Cubic, "P0", Critical),
+            (Family::Cubic, "P1", High),
+            (Family::Cubic, "P2", Medium),
+            (Family::Cubic, "P3", Low),
+            (Family::Kilo, "CRITICAL", Critical),
+            (Family::Kilo, "WARNING", Medium),
+            (Family::Kilo, "SUGGESTION", Low),
+            (Family::CodeAnt, "Critical 🚨", Critical),
+            (Family::CodeAnt, "Major ⚠️", High),
+            (Family::CodeAnt, "Minor", Medium),
+            (Family::DeepSource, "major", High),
+            (Family::DeepSource, "minor", Medium),
             (Family::QaHeader, "HIGH", High),
             (Family::QaHeader, "Critical", Critical),
         ];
@@ -225,7 +255,17 @@ mod tests {
 
     #[test]
     fn families_without_a_scale_never_state_high() {
-        for family in [Family::Claude, Family::Bito, Family::OtherBot] {
+        for family in [
+            Family::Claude,
+            Family::Bito,
+            Family::CodeQl,
+            Family::AmazonQ,
+            Family::Jules,
+            Family::Vercel,
+            Family::Korbit,
+            Family::SonarQube,
+            Family::OtherBot,
+        ] {
             assert!(
                 !TABLE.iter().any(|(f, _, _)| *f == family),
                 "{family:?} must state nothing"

@@ -416,8 +416,8 @@ fn coderabbit_title(doc: &Doc) -> (String, Option<Severity>) {
     let mut severity = None;
     let mut found = None;
     for (i, line) in doc.nonempty().take(4) {
-        if let Some((stated, _)) = coderabbit::header(line) {
-            severity = severity.or(stated);
+        if let Some(header) = coderabbit::header(line) {
+            severity = severity.or(header.severity);
             continue;
         }
         if found.is_none() {

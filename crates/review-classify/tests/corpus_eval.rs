@@ -151,9 +151,13 @@ impl Case {
         self.modelled_on.is_some()
     }
 
-    /// Whether the case is in the held-back quarter, chosen by a hash of its id: no rule is
-    /// tuned on these, and figures are reported on both parts.
+    /// Whether the case is in the held-back quarter of the modelled cases, chosen by a hash of
+    /// its id: no rule is tuned on these, and figures are reported on both parts. The first
+    /// cases, written with the first reader, are never held back.
     pub fn is_held_back(&self) -> bool {
+        if !self.is_modelled() {
+            return false;
+        }
         // FNV-1a, 64 bits: stable across builds and platforms.
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
         for byte in self.name.bytes() {
@@ -329,8 +333,12 @@ pub struct Report {
     pub families: BTreeMap<String, Tally>,
     /// Human comments read as automated.
     pub humans_as_automated: Vec<String>,
-    /// Fingerprint group violations, one line each.
+    /// Cases that share a fingerprint but not a group (a false merge: one would follow the
+    /// other's decision), one line each.
     pub group_errors: Vec<String>,
+    /// Cases that share a group but not a fingerprint (a re-post read as a new finding: safe,
+    /// it is triaged again), one line each.
+    pub split_reposts: Vec<String>,
     /// `(expected class, found class) -> count` over automated cases.
     pub confusion: BTreeMap<(String, String), usize>,
 }
@@ -361,12 +369,13 @@ impl Report {
             }
         }
         let mut group_errors = Vec::new();
+        let mut split_reposts = Vec::new();
         for (i, a) in outcomes.iter().enumerate() {
             for b in outcomes.iter().skip(i + 1) {
                 let same_group = a.case.group == b.case.group;
                 let same_key = a.fingerprint == b.fingerprint;
                 if same_group && !same_key {
-                    group_errors.push(format!(
+                    split_reposts.push(format!(
                         "{} and {} share group {} but not a fingerprint ({:?} vs {:?})",
                         a.case.name, b.case.name, a.case.group, a.title, b.title
                     ));
@@ -383,6 +392,7 @@ impl Report {
             families,
             humans_as_automated,
             group_errors,
+            split_reposts,
             confusion,
         }
     }
@@ -485,7 +495,7 @@ impl Report {
         let (groups, shared) = self.groups();
         let _ = writeln!(
             out,
-            "\nfamily right:   {:5.1}% ({}/{})\nseverity right: {:5.1}% ({}/{}, automated)\nclass right:    {:5.1}% ({}/{}, automated)\nhuman comments read as automated: {}\nfingerprint groups: {} ({} with re-posts), violations: {}",
+            "\nfamily right:   {:5.1}% ({}/{})\nseverity right: {:5.1}% ({}/{}, automated)\nclass right:    {:5.1}% ({}/{}, automated)\nhuman comments read as automated: {}\nfingerprint groups: {} ({} with re-posts), false merges: {}, re-posts read as new: {}",
             pct(self.family_score()),
             self.family_score().0,
             self.family_score().1,
@@ -499,13 +509,14 @@ impl Report {
             groups,
             shared,
             self.group_errors.len(),
+            self.split_reposts.len(),
         );
         let misses: Vec<&Outcome> = self
             .outcomes
             .iter()
             .filter(|o| !(o.family_ok() && o.severity_ok() && o.class_ok()))
             .collect();
-        if !misses.is_empty() || !self.group_errors.is_empty() {
+        if !misses.is_empty() || !self.group_errors.is_empty() || !self.split_reposts.is_empty() {
             let _ = writeln!(out, "\nmismatches:");
         }
         for o in misses {
@@ -522,8 +533,448 @@ impl Report {
                 o.title
             );
         }
-        for e in &self.group_errors {
+        for e in self.group_errors.iter().chain(&self.split_reposts) {
             let _ = writeln!(out, "  {e}");
+        }
+        out
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Outcomes in plan mode: what `review triage` would do with each case, as a one-thread PR.
+
+use review_classify::{analyze, hint_family};
+use review_core::model::{
+    Comment, CommentId, CommitId, LineRange, PrState, PullRequest, RepoId, SubjectType, Thread,
+    ThreadId,
+};
+use review_core::plan::{FixSettings, TriageSettings, plan};
+use review_core::report::Outcome as PlanOutcome;
+use review_core::rules::{Class, LadderMode};
+
+/// The line every case's thread is on.
+pub const CASE_LINE: u32 = 40;
+
+/// Which part of the corpus a case is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Part {
+    /// Every case rules may be tuned on: the first cases and three quarters of the modelled ones.
+    Tuned,
+    /// The held-back quarter of the modelled cases: no rule is tuned on it.
+    HeldBack,
+}
+
+impl Part {
+    /// The name printed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Tuned => "tuned",
+            Self::HeldBack => "held-back",
+        }
+    }
+}
+
+impl Case {
+    /// The part the case is in.
+    pub fn part(&self) -> Part {
+        if self.is_held_back() {
+            Part::HeldBack
+        } else {
+            Part::Tuned
+        }
+    }
+
+    /// Whether a person wrote the case.
+    pub fn is_person(&self) -> bool {
+        self.family == "human"
+    }
+}
+
+/// The settings every case is planned with: plan mode, a fixer configured, no judge, the
+/// ladder as the command line's default (the reader's hints), the default deny list.
+pub fn triage_settings() -> TriageSettings {
+    TriageSettings {
+        automation: settings(),
+        ladder: LadderMode::Hints,
+        fixes: FixSettings {
+            fixer_available: true,
+            ..FixSettings::default()
+        },
+        ..TriageSettings::default()
+    }
+}
+
+/// A case as a one-thread pull request: the comment on [`CASE_LINE`] of its file.
+pub fn case_pr(case: &Case) -> PullRequest {
+    let comment = Comment {
+        id: CommentId::from("PRRC_case"),
+        author: case.author.clone(),
+        body: case.body.clone(),
+        created_at: "2026-11-30T10:00:00Z".to_owned(),
+        url: String::new(),
+        diff_hunk: None,
+        review_id: None,
+    };
+    PullRequest {
+        repo: RepoId {
+            owner: "corpus".to_owned(),
+            name: "cases".to_owned(),
+        },
+        number: 1,
+        id: String::new(),
+        title: case.name.clone(),
+        url: String::new(),
+        state: PrState::Open,
+        author: Some(case.pr_author()),
+        head_ref: "topic".to_owned(),
+        base_ref: "main".to_owned(),
+        head_sha: CommitId::from("0123456789abcdef0123456789abcdef01234567"),
+        base_sha: None,
+        head_repo: None,
+        viewer: None,
+        checks: None,
+        reviews: vec![],
+        comments: vec![],
+        threads: vec![Thread {
+            id: ThreadId::from("PRRT_case"),
+            is_resolved: false,
+            is_outdated: false,
+            path: case.path.clone(),
+            lines: Some(LineRange::new(CASE_LINE, CASE_LINE)),
+            subject_type: SubjectType::Line,
+            comments: vec![comment],
+            all_comments_read: true,
+        }],
+    }
+}
+
+/// What the planner would do with one case.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    /// The case.
+    pub case: Case,
+    /// Whether the reader placed the author as automated.
+    pub read_as_bot: bool,
+    /// The class the core gives (`None` for a person's thread).
+    pub class: Option<Class>,
+    /// The outcome planned.
+    pub outcome: PlanOutcome,
+    /// Whether the planned action changes anything.
+    pub mutates: bool,
+    /// The report's reason.
+    pub reason: String,
+    /// The family the report's hint names for this comment's account, if any.
+    pub hint: Option<String>,
+}
+
+impl Planned {
+    /// The label, for automated cases.
+    fn label(&self) -> Option<&str> {
+        if self.case.is_person() {
+            None
+        } else {
+            self.case.class.as_deref()
+        }
+    }
+
+    /// A harmful outcome: a labelled-actionable finding dismissed as a nit; a labelled-ambiguous
+    /// one fixed or dismissed; a person's thread touched.
+    pub fn harmful(&self) -> bool {
+        if self.case.is_person() {
+            return self.mutates;
+        }
+        match self.label() {
+            Some("actionable") => self.outcome == PlanOutcome::Resolved,
+            Some("ambiguous") => matches!(
+                self.outcome,
+                PlanOutcome::Resolved | PlanOutcome::Actioned | PlanOutcome::Promoted
+            ),
+            _ => false,
+        }
+    }
+
+    /// For a bot thread labelled actionable or nit: whether it was handled without a person
+    /// (actionable fixed; nit resolved or fixed). `None` for other cases.
+    pub fn handled(&self) -> Option<bool> {
+        let fixed = matches!(self.outcome, PlanOutcome::Actioned | PlanOutcome::Promoted);
+        match self.label() {
+            Some("actionable") => Some(fixed),
+            Some("nit") => Some(fixed || self.outcome == PlanOutcome::Resolved),
+            _ => None,
+        }
+    }
+}
+
+/// Plans one case as a one-thread pull request with [`triage_settings`].
+pub fn plan_case(case: &Case) -> Planned {
+    let pr = case_pr(case);
+    let settings = triage_settings();
+    let signals = analyze(&pr, &settings.automation);
+    let planned = plan(&pr, &signals, &settings);
+    let read_as_bot = identify(
+        case.author.as_ref(),
+        &case.body,
+        pr.author.as_ref(),
+        &settings.automation,
+    )
+    .is_some();
+    let hint = hint_family(
+        case.author.as_ref(),
+        &case.body,
+        pr.author.as_ref(),
+        &settings.automation,
+    );
+    let entry = planned.threads.into_iter().next();
+    match entry {
+        Some(p) => Planned {
+            case: case.clone(),
+            read_as_bot,
+            class: p.report.class,
+            outcome: p.report.outcome,
+            mutates: p.action.mutates(),
+            reason: p.report.reason,
+            hint,
+        },
+        None => Planned {
+            case: case.clone(),
+            read_as_bot,
+            class: None,
+            outcome: PlanOutcome::Deferred,
+            mutates: false,
+            reason: "no plan entry".to_owned(),
+            hint,
+        },
+    }
+}
+
+/// The figures of a group of cases.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Figures {
+    /// Cases.
+    pub cases: usize,
+    /// People's comments.
+    pub people: usize,
+    /// People's comments read as automated.
+    pub people_as_bots: usize,
+    /// Automated comments.
+    pub bots: usize,
+    /// Automated comments read as automated.
+    pub bots_as_bots: usize,
+    /// Automated comments whose class (the core's, alone) is the label.
+    pub class_agrees: usize,
+    /// Automated comments labelled ambiguous.
+    pub labelled_ambiguous: usize,
+    /// Automated comments the core reads as ambiguous.
+    pub read_ambiguous: usize,
+    /// Harmful outcomes.
+    pub harmful: usize,
+    /// Bot threads labelled actionable or nit.
+    pub eligible: usize,
+    /// Of those, handled without a person.
+    pub handled: usize,
+    /// People's comments that should get a hint (a tool posting through a user account).
+    pub hints_expected: usize,
+    /// Of those, hinted at the right family.
+    pub hints_right: usize,
+    /// People's comments hinted at when they should not be.
+    pub hints_unexpected: usize,
+}
+
+impl Figures {
+    fn add(&mut self, p: &Planned) {
+        self.cases += 1;
+        if p.case.is_person() {
+            self.people += 1;
+            self.people_as_bots += usize::from(p.read_as_bot);
+        } else {
+            self.bots += 1;
+            self.bots_as_bots += usize::from(p.read_as_bot);
+            let label = p.case.class.as_deref();
+            self.class_agrees += usize::from(p.class.map(Class::as_str) == label);
+            self.labelled_ambiguous += usize::from(label == Some("ambiguous"));
+            self.read_ambiguous += usize::from(p.class == Some(Class::Ambiguous));
+        }
+        self.harmful += usize::from(p.harmful());
+        if let Some(handled) = p.handled() {
+            self.eligible += 1;
+            self.handled += usize::from(handled);
+        }
+        match (&p.case.hint, &p.hint) {
+            (Some(want), got) => {
+                self.hints_expected += 1;
+                self.hints_right += usize::from(got.as_ref() == Some(want));
+            }
+            (None, Some(_)) => self.hints_unexpected += 1,
+            (None, None) => {}
+        }
+    }
+
+    /// The handled share, in percent (100 when nothing is eligible).
+    pub fn handled_pct(&self) -> f64 {
+        pct(self.handled, self.eligible)
+    }
+}
+
+fn pct(ok: usize, n: usize) -> f64 {
+    if n == 0 {
+        100.0
+    } else {
+        ok as f64 * 100.0 / n as f64
+    }
+}
+
+/// The plan-mode evaluation of a corpus: every case planned, figures per part and family.
+#[derive(Debug, Clone)]
+pub struct PlanReport {
+    /// Every case's plan, in corpus order.
+    pub planned: Vec<Planned>,
+}
+
+impl PlanReport {
+    /// Plans every case.
+    pub fn new(cases: &[Case]) -> Self {
+        Self {
+            planned: cases.iter().map(plan_case).collect(),
+        }
+    }
+
+    /// The cases of one part.
+    pub fn part(&self, part: Part) -> impl Iterator<Item = &Planned> {
+        self.planned.iter().filter(move |p| p.case.part() == part)
+    }
+
+    /// The figures of one part, overall.
+    pub fn overall(&self, part: Part) -> Figures {
+        let mut f = Figures::default();
+        for p in self.part(part) {
+            f.add(p);
+        }
+        f
+    }
+
+    /// The figures of one part, per expected family.
+    pub fn by_family(&self, part: Part) -> BTreeMap<String, Figures> {
+        let mut out: BTreeMap<String, Figures> = BTreeMap::new();
+        for p in self.part(part) {
+            out.entry(p.case.family.clone()).or_default().add(p);
+        }
+        out
+    }
+
+    /// The printed table of one part.
+    pub fn render_part(&self, part: Part) -> String {
+        let mut out = String::new();
+        let overall = self.overall(part);
+        let _ = writeln!(
+            out,
+            "{} part: {} cases ({} automated, {} people); plan mode, fixer configured, no judge",
+            part.as_str(),
+            overall.cases,
+            overall.bots,
+            overall.people
+        );
+        let _ = writeln!(
+            out,
+            "{:<12}{:>6}{:>11}{:>11}{:>11}{:>17}{:>9}{:>16}",
+            "family",
+            "cases",
+            "people→bot",
+            "bots→bot",
+            "class ok",
+            "ambiguous l/r",
+            "harmful",
+            "handled"
+        );
+        let row = |out: &mut String, name: &str, f: &Figures| {
+            let people = if f.people == 0 {
+                "-".to_owned()
+            } else {
+                format!("{}/{}", f.people_as_bots, f.people)
+            };
+            let bots = |n: usize| {
+                if f.bots == 0 {
+                    "-".to_owned()
+                } else {
+                    format!("{n}/{}", f.bots)
+                }
+            };
+            let ambiguous = if f.bots == 0 {
+                "-".to_owned()
+            } else {
+                format!(
+                    "{:.0}%/{:.0}%",
+                    pct(f.labelled_ambiguous, f.bots),
+                    pct(f.read_ambiguous, f.bots)
+                )
+            };
+            let handled = if f.eligible == 0 {
+                "-".to_owned()
+            } else {
+                format!("{}/{} {:.0}%", f.handled, f.eligible, f.handled_pct())
+            };
+            let _ = writeln!(
+                out,
+                "{name:<12}{:>6}{:>11}{:>11}{:>11}{:>17}{:>9}{:>16}",
+                f.cases,
+                people,
+                bots(f.bots_as_bots),
+                bots(f.class_agrees),
+                ambiguous,
+                f.harmful,
+                handled
+            );
+        };
+        for (family, f) in self.by_family(part) {
+            row(&mut out, &family, &f);
+        }
+        row(&mut out, "overall", &overall);
+        let _ = writeln!(
+            out,
+            "people read as bots: {}; harmful: {}; handled without a person: {:.1}% ({}/{}); class agreement: {:.1}% ({}/{})",
+            overall.people_as_bots,
+            overall.harmful,
+            overall.handled_pct(),
+            overall.handled,
+            overall.eligible,
+            pct(overall.class_agrees, overall.bots),
+            overall.class_agrees,
+            overall.bots,
+        );
+        let _ = writeln!(
+            out,
+            "hints: {}/{} people's accounts posting in a tool's format hinted at the right family; {} other comments hinted at",
+            overall.hints_right, overall.hints_expected, overall.hints_unexpected
+        );
+        out
+    }
+
+    /// Every case of the tuned part whose plan is harmful or not handled, or whose class is not
+    /// its label, with the reason the report gives. The held-back part is never listed.
+    pub fn render_tuned_misses(&self) -> String {
+        let mut out = String::new();
+        for p in self.part(Part::Tuned) {
+            let label = p.case.class.as_deref().unwrap_or("person");
+            let class = p.class.map_or("-", Class::as_str);
+            let miss = p.harmful()
+                || p.handled() == Some(false)
+                || (!p.case.is_person() && class != label)
+                || (p.case.is_person() && p.read_as_bot)
+                || p.hint != p.case.hint;
+            if miss {
+                let _ = writeln!(
+                    out,
+                    "  {}{}: label {label}, class {class}, {} — {}{}",
+                    if p.harmful() { "HARMFUL " } else { "" },
+                    p.case.name,
+                    p.outcome.as_str(),
+                    p.reason,
+                    if p.hint == p.case.hint {
+                        String::new()
+                    } else {
+                        format!(" [hint {:?}, want {:?}]", p.hint, p.case.hint)
+                    }
+                );
+            }
         }
         out
     }

@@ -132,5 +132,11 @@ pub fn report(pr: &PullRequest, report: &Report) -> String {
             );
         }
     }
+    if !report.hints.is_empty() {
+        let _ = writeln!(out);
+        for hint in &report.hints {
+            let _ = writeln!(out, "hint: @{} {}", hint.login, hint.message);
+        }
+    }
     out
 }

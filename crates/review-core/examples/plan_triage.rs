@@ -61,6 +61,7 @@ fn finding(family: &str, title: &str, severity: Severity) -> Signals {
         already_addressed: false,
         ladder_hint: LadderHint::StopAndAsk,
         fingerprint: format!("{family}:{title}"),
+        ..Signals::unknown("")
     }
 }
 

@@ -350,6 +350,25 @@ pub fn write_suggestion(
     Ok(text)
 }
 
+/// Applies the diff block `patch` to the file of `task`, where its context and removed lines
+/// stand exactly once. Returns the file's text before, or why nothing was written.
+pub fn write_patch(task: &FixTask, patch: &str, vcs: &dyn Vcs) -> Result<String, String> {
+    let text = match vcs.read_file(&task.path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Err(format!("{} does not exist in the checkout", task.path)),
+        Err(e) => return Err(format!("cannot read {}: {e}", task.path)),
+    };
+    let new = suggestion::Patch::parse(patch, &task.path)
+        .and_then(|p| p.apply(&text))
+        .map_err(|e| e.to_string())?;
+    if new == text {
+        return Err("the diff block changes nothing in the file".to_owned());
+    }
+    vcs.write_file(&task.path, &new)
+        .map_err(|e| format!("cannot write {}: {e}", task.path))?;
+    Ok(text)
+}
+
 /// Commits `edited` as the fix of `task` (one commit, those paths only, with the thread's
 /// trailer). If the commit fails, the task's file is put back to `original` when given, so
 /// nothing half-done is left; returns why.
@@ -475,6 +494,10 @@ async fn fix_one(
     let failed = |text: String| Err((DeferReason::FixFailed, text));
     let (edited, original) = match &task.material {
         FixMaterial::Suggestion(s) => match write_suggestion(pr, task, s, ws.vcs) {
+            Ok(original) => (vec![task.path.clone()], Some(original)),
+            Err(why) => return failed(why),
+        },
+        FixMaterial::Diff { patch } => match write_patch(task, patch, ws.vcs) {
             Ok(original) => (vec![task.path.clone()], Some(original)),
             Err(why) => return failed(why),
         },

@@ -122,6 +122,12 @@ pub struct FixHistory {
 pub enum FixMaterial {
     /// A suggestion block, applied as written to the thread's lines.
     Suggestion(Suggestion),
+    /// A diff block that edits existing lines of the thread's file, applied only where its
+    /// context and removed lines match exactly once (see [`crate::suggestion::Patch`]).
+    Diff {
+        /// The diff block's text.
+        patch: String,
+    },
     /// A described fix, made by the fixer command.
     Fixer,
 }
@@ -504,10 +510,22 @@ fn fix_decision(
             format!("{}: local checkout is not at the PR head", class.as_str()),
         );
     }
-    let material = match &sig.concreteness {
-        Concreteness::Suggestion(s) => FixMaterial::Suggestion(s.clone()),
-        Concreteness::Exact if settings.fixes.fixer_available => FixMaterial::Fixer,
-        Concreteness::Exact | Concreteness::Vague => {
+    let material = match (&sig.concreteness, &sig.patch) {
+        (Concreteness::Suggestion(s), _) => FixMaterial::Suggestion(s.clone()),
+        // A diff block is applied exactly, with or without a fixer; one that creates, deletes or
+        // renames a file, changes a mode or names another file is left to a person.
+        (Concreteness::Exact, Some(patch)) => {
+            match crate::suggestion::Patch::parse(patch, &thread.path) {
+                Ok(_) => FixMaterial::Diff {
+                    patch: patch.clone(),
+                },
+                Err(e) => {
+                    return defer(DeferReason::FixFailed, format!("{}: {e}", class.as_str()));
+                }
+            }
+        }
+        (Concreteness::Exact, None) if settings.fixes.fixer_available => FixMaterial::Fixer,
+        (Concreteness::Exact | Concreteness::Vague, _) => {
             return defer(
                 DeferReason::NoFixer,
                 format!(
@@ -519,6 +537,7 @@ fn fix_decision(
     };
     let how = match material {
         FixMaterial::Suggestion(_) => "apply the suggestion block",
+        FixMaterial::Diff { .. } => "apply the diff block",
         FixMaterial::Fixer => "hand to the fixer",
     };
     BotDecision {

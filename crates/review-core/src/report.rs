@@ -12,7 +12,8 @@ use crate::model::{CommitId, PullRequest, RepoId, ThreadId};
 use crate::rules::Class;
 
 /// The version of the report's JSON format. Bumped on any change a parser could notice other
-/// than an added field.
+/// than an added field. Version 2 adds `hints` and the `deferred_because` values `reopened` and
+/// `unsafe_path`.
 pub const REPORT_VERSION: u32 = 2;
 
 /// How one unresolved thread ends.
@@ -203,6 +204,39 @@ pub struct ThreadReport {
     pub duplicate_of: Option<ThreadId>,
 }
 
+/// Advice about the configuration, from what the run saw: a person's account whose comments
+/// carry a review tool's format, say. Hints never change an outcome.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Hint {
+    /// The account the hint is about.
+    pub login: String,
+    /// The review tool whose format its comments carry (`greptile`, ...; `bot` for a tool's
+    /// format the reader does not name).
+    pub family: String,
+    /// The advice, one line: "looks like greptile posting as a user; add
+    /// `--automation-account LOGIN` if it is".
+    pub message: String,
+}
+
+impl Hint {
+    /// The hint that `login`, a person's account, posts in `family`'s format.
+    pub fn posting_as_user(login: &str, family: &str) -> Self {
+        let who = if family == "bot" {
+            "an automated review tool".to_owned()
+        } else {
+            family.to_owned()
+        };
+        Self {
+            login: login.to_owned(),
+            family: family.to_owned(),
+            message: format!(
+                "looks like {who} posting as a user; add `--automation-account {login}` if it is"
+            ),
+        }
+    }
+}
+
 /// The triage report.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -223,6 +257,9 @@ pub struct Report {
     pub unresolved_actionable_remaining: bool,
     /// One entry per unresolved thread read.
     pub threads: Vec<ThreadReport>,
+    /// Advice about the configuration (see [`Hint`]); empty when there is none.
+    #[serde(default)]
+    pub hints: Vec<Hint>,
 }
 
 /// Why a report could not be built: its entries do not account for the threads read.
@@ -298,6 +335,7 @@ impl Report {
             counts,
             unresolved_actionable_remaining,
             threads,
+            hints: Vec::new(),
         })
     }
 

@@ -45,62 +45,119 @@ pub struct Classification {
     pub reason: String,
 }
 
+/// `text`, followed by what set `signal` in parentheses when the reader said.
+fn because(text: &str, signals: &Signals, signal: &str) -> String {
+    match signals.why(signal) {
+        Some(why) if !why.trim().is_empty() => format!("{text} ({why})"),
+        _ => text.to_owned(),
+    }
+}
+
 /// Classifies a bot finding. `convergent` says whether reviewers other than its author raised the
 /// same finding.
 ///
-/// Actionable needs all of: high or critical severity (or a convergent finding), a concrete fix,
-/// a single-file scope, no design decision, and a format the reader knows. Nit: already
-/// addressed, style-only, speculative, or low severity. Everything else is ambiguous.
+/// The rules follow the labelling guide in `docs/classification.md`, in this order; the first
+/// that applies decides, and the reason names the signal (and what set it, from
+/// [`Signals::why`]):
+///
+/// 1. a format the reader does not know: **ambiguous**;
+/// 2. not a finding (a summary, a status or quota notice): **nit**;
+/// 3. already addressed: **nit**;
+/// 4. security-sensitive: **ambiguous**, however clear the fix;
+/// 5. style only, or a nitpick severity: **nit**;
+/// 6. low severity: **nit**;
+/// 7. a design decision (or a choice between fixes): **ambiguous**;
+/// 8. a change that spans several files: **ambiguous**;
+/// 9. speculative and not high: **nit**;
+/// 10. no concrete fix: **ambiguous**;
+/// 11. high or critical, or plainly serious, or convergent: **actionable**;
+/// 12. otherwise (a medium or unstated severity with a concrete, local fix): **nit**.
 pub fn classify(signals: &Signals, convergent: bool) -> Classification {
-    let nit = |reason: &str| Classification {
+    let nit = |reason: String| Classification {
         class: Class::Nit,
-        reason: reason.to_owned(),
+        reason,
     };
     let ambiguous = |reason: String| Classification {
         class: Class::Ambiguous,
         reason,
     };
+    let severity = signals.severity.as_str();
     if !signals.format_known {
         return ambiguous("unrecognised comment format; a person should read it".to_owned());
     }
-    if signals.already_addressed {
-        return nit("already addressed, per the reviewer");
-    }
-    if signals.style_only || signals.severity == Severity::Nit {
-        return nit("style-only nitpick");
-    }
-    if signals.speculative && !signals.severity.is_high() {
-        return nit("speculative; no concrete defect stated");
-    }
-    if signals.severity == Severity::Low {
-        return nit("low severity");
-    }
-    if !(signals.severity.is_high() || convergent) {
-        return ambiguous(format!(
-            "{} severity, not high enough to fix unattended",
-            signals.severity.as_str()
+    if let Some(kind) = signals.non_finding {
+        return nit(because(
+            &format!("not a finding: {}", kind.as_str()),
+            signals,
+            "non_finding",
         ));
     }
-    if signals.design_decision {
-        return ambiguous("needs a design decision".to_owned());
+    if signals.already_addressed {
+        return nit(because(
+            "already addressed, per the reviewer",
+            signals,
+            "already_addressed",
+        ));
     }
-    if !signals.concreteness.is_concrete() {
-        return ambiguous("the fix is not described concretely".to_owned());
+    if let Some(mark) = &signals.security {
+        return ambiguous(format!(
+            "security-sensitive ({mark}); a person decides however clear the fix"
+        ));
+    }
+    if signals.style_only || signals.severity == Severity::Nit {
+        return nit(because("style-only nitpick", signals, "style_only"));
+    }
+    if signals.severity == Severity::Low {
+        return nit(because("low severity", signals, "severity"));
+    }
+    if signals.design_decision {
+        return ambiguous(because(
+            "needs a design decision",
+            signals,
+            "design_decision",
+        ));
     }
     if signals.scope != crate::signals::Scope::SingleFile {
-        return ambiguous("the change spans several files".to_owned());
+        return ambiguous(because("the change spans several files", signals, "scope"));
     }
-    let why = if signals.severity.is_high() {
-        format!(
-            "{} severity, concrete single-file fix",
-            signals.severity.as_str()
-        )
-    } else {
-        "convergent finding, concrete single-file fix".to_owned()
-    };
+    if signals.speculative && !signals.severity.is_high() {
+        return nit(because(
+            "speculative; no concrete defect stated",
+            signals,
+            "speculative",
+        ));
+    }
+    let serious = signals.severity.is_high() || signals.serious;
+    if !signals.concreteness.is_concrete() {
+        let text = if serious {
+            format!("{severity} severity, but the fix is not described concretely")
+        } else {
+            format!("{severity} severity and no concrete fix described")
+        };
+        return ambiguous(text);
+    }
+    let fix = because("concrete single-file fix", signals, "concreteness");
+    if signals.severity.is_high() {
+        return actionable(format!("{severity} severity, {fix}"));
+    }
+    if signals.serious {
+        return actionable(format!(
+            "{} ({severity} severity stated), {fix}",
+            because("plainly serious", signals, "serious")
+        ));
+    }
+    if convergent {
+        return actionable(format!("convergent finding, {fix}"));
+    }
+    nit(format!(
+        "{severity} severity with a {fix}: a nit, resolved without a fix"
+    ))
+}
+
+fn actionable(reason: String) -> Classification {
     Classification {
         class: Class::Actionable,
-        reason: why,
+        reason,
     }
 }
 
@@ -143,18 +200,21 @@ pub enum LadderMode {
 
 /// Places an ambiguous bot thread on the autonomy ladder.
 ///
-/// Never promotes a thread whose format is unknown, that needs a design decision, whose fix is
-/// vague, or whose change spans several files: those are stop-and-ask whatever the hint says.
+/// Never promotes a thread whose format is unknown, that is security-sensitive or not a finding,
+/// that needs a design decision, whose fix is vague, or whose change spans several files: those
+/// are stop-and-ask whatever the hint says.
 pub fn ladder(signals: &Signals, mode: LadderMode) -> Rung {
     ladder_with(signals, mode, &signals.ladder_hint)
 }
 
 /// [`ladder`] with a verdict from elsewhere (a triager command) in place of the reader's hint.
-/// The same limits hold: a verdict cannot promote an unknown format, a design decision, a vague
-/// fix or a change to several files.
+/// The same limits hold: a verdict cannot promote an unknown format, a security-sensitive
+/// finding, a design decision, a vague fix or a change to several files.
 pub fn ladder_with(signals: &Signals, mode: LadderMode, verdict: &LadderHint) -> Rung {
     if mode == LadderMode::Off
         || !signals.format_known
+        || signals.security.is_some()
+        || signals.non_finding.is_some()
         || signals.design_decision
         || !signals.concreteness.is_concrete()
         || signals.scope != crate::signals::Scope::SingleFile
@@ -194,6 +254,7 @@ mod tests {
             already_addressed: false,
             ladder_hint: LadderHint::JustDoIt,
             fingerprint: "f".to_owned(),
+            ..Signals::unknown("")
         }
     }
 
@@ -213,13 +274,143 @@ mod tests {
     }
 
     #[test]
-    fn medium_is_ambiguous_unless_convergent() {
+    fn medium_with_a_concrete_fix_is_a_nit_unless_convergent_or_serious() {
         let s = Signals {
             severity: Severity::Medium,
             ..high_concrete()
         };
-        assert_eq!(classify(&s, false).class, Class::Ambiguous);
+        let c = classify(&s, false);
+        assert_eq!(c.class, Class::Nit);
+        assert!(
+            c.reason.starts_with("medium severity with a concrete"),
+            "{}",
+            c.reason
+        );
         assert_eq!(classify(&s, true).class, Class::Actionable);
+        let serious = Signals {
+            serious: true,
+            why: [("serious".to_owned(), "words: \"panics\"".to_owned())].into(),
+            ..s
+        };
+        let c = classify(&serious, false);
+        assert_eq!(c.class, Class::Actionable);
+        assert!(
+            c.reason.contains("plainly serious (words: \"panics\")"),
+            "{}",
+            c.reason
+        );
+        let unstated = Signals {
+            severity: Severity::None,
+            ..serious
+        };
+        assert_eq!(classify(&unstated, false).class, Class::Actionable);
+    }
+
+    #[test]
+    fn medium_without_a_concrete_fix_is_ambiguous() {
+        let s = Signals {
+            severity: Severity::Medium,
+            concreteness: Concreteness::Vague,
+            ..high_concrete()
+        };
+        let c = classify(&s, false);
+        assert_eq!(c.class, Class::Ambiguous);
+        assert_eq!(c.reason, "medium severity and no concrete fix described");
+    }
+
+    #[test]
+    fn security_sensitive_findings_go_to_a_person_whatever_else_is_said() {
+        for base in [
+            high_concrete(),
+            Signals {
+                severity: Severity::Low,
+                ..high_concrete()
+            },
+            Signals {
+                style_only: true,
+                speculative: true,
+                ..high_concrete()
+            },
+        ] {
+            let s = Signals {
+                security: Some("Gemini security-high-priority badge".to_owned()),
+                ..base
+            };
+            let c = classify(&s, true);
+            assert_eq!(c.class, Class::Ambiguous);
+            assert!(
+                c.reason.contains("Gemini security-high-priority badge"),
+                "{}",
+                c.reason
+            );
+            assert_eq!(ladder(&s, LadderMode::Hints), Rung::StopAndAsk);
+            assert_eq!(
+                ladder_with(&s, LadderMode::Hints, &LadderHint::JustDoIt),
+                Rung::StopAndAsk
+            );
+        }
+        // Already addressed: nothing is left for a person.
+        let addressed = Signals {
+            security: Some("x".to_owned()),
+            already_addressed: true,
+            ..high_concrete()
+        };
+        assert_eq!(classify(&addressed, false).class, Class::Nit);
+    }
+
+    #[test]
+    fn non_findings_are_nits_named_as_such() {
+        let s = Signals {
+            non_finding: Some(crate::signals::NonFinding::Notice),
+            why: [(
+                "non_finding".to_owned(),
+                "\"usage limits\" notice".to_owned(),
+            )]
+            .into(),
+            ..high_concrete()
+        };
+        let c = classify(&s, false);
+        assert_eq!(c.class, Class::Nit);
+        assert_eq!(
+            c.reason,
+            "not a finding: status or quota notice (\"usage limits\" notice)"
+        );
+        let summary = Signals {
+            non_finding: Some(crate::signals::NonFinding::Summary),
+            ..Signals::unknown("x")
+        };
+        // An unknown format is never read further.
+        assert_eq!(classify(&summary, false).class, Class::Ambiguous);
+    }
+
+    #[test]
+    fn reasons_name_what_set_the_deciding_signal() {
+        let s = Signals {
+            design_decision: true,
+            why: [(
+                "design_decision".to_owned(),
+                "CodeRabbit marks the fix a heavy lift".to_owned(),
+            )]
+            .into(),
+            ..high_concrete()
+        };
+        assert_eq!(
+            classify(&s, false).reason,
+            "needs a design decision (CodeRabbit marks the fix a heavy lift)"
+        );
+        let s = Signals {
+            concreteness: Concreteness::Exact,
+            why: [(
+                "concreteness".to_owned(),
+                "the title names the change: \"use `x`\"".to_owned(),
+            )]
+            .into(),
+            ..high_concrete()
+        };
+        assert_eq!(
+            classify(&s, false).reason,
+            "high severity, concrete single-file fix (the title names the change: \"use `x`\")"
+        );
     }
 
     #[test]

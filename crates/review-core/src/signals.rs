@@ -100,6 +100,28 @@ pub enum LadderHint {
     StopAndAsk,
 }
 
+/// Why a bot comment is not a finding at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NonFinding {
+    /// A summary of the review or the pull request: a walkthrough, an overview, a review body
+    /// that counts the findings posted as threads, a clean-review verdict.
+    Summary,
+    /// A status or quota notice: a rate limit, a paused or skipped review, a usage limit, an
+    /// error of the tool, a deployment status.
+    Notice,
+}
+
+impl NonFinding {
+    /// The words the report uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Summary => "summary",
+            Self::Notice => "status or quota notice",
+        }
+    }
+}
+
 /// Everything the rules need to know about one thread's finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Signals {
@@ -125,6 +147,30 @@ pub struct Signals {
     pub speculative: bool,
     /// The bot says the finding was already addressed.
     pub already_addressed: bool,
+    /// The comment is not a finding (a summary, a status or quota notice): nothing to fix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub non_finding: Option<NonFinding>,
+    /// The finding is security-sensitive, with what says so: the bot's own mark (a
+    /// `security-*` badge, a security label, pill or category, a code-scanning alert) or the
+    /// reader's documented rule (the title or lead names a security weakness). A person decides
+    /// every such finding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub security: Option<String>,
+    /// The text states a plainly serious consequence in so many words (a crash, a panic or an
+    /// uncaught exception, a hang, data loss, a wrong result): it stands in for a stated high
+    /// severity when the bot states none or a lower one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub serious: bool,
+    /// The comment's one diff block, when it offers no suggestion block and the diff names no
+    /// other file: fix material applied exactly, or not at all (see
+    /// [`crate::suggestion::Patch`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch: Option<String>,
+    /// What set each signal, by field name (`severity`, `concreteness`, `scope`,
+    /// `design_decision`, `style_only`, `security`, `serious`, `non_finding`, ...): the marker
+    /// or the words the reader found. The rules quote it in their reasons.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub why: BTreeMap<String, String>,
     /// The reader's hint for the ladder.
     pub ladder_hint: LadderHint,
     /// A stable key for "the same finding" (see `review-classify`).
@@ -145,9 +191,19 @@ impl Signals {
             style_only: false,
             speculative: false,
             already_addressed: false,
+            non_finding: None,
+            security: None,
+            serious: false,
+            patch: None,
+            why: BTreeMap::new(),
             ladder_hint: LadderHint::StopAndAsk,
             fingerprint: String::new(),
         }
+    }
+
+    /// What set `signal` (a field name), if the reader said.
+    pub fn why(&self, signal: &str) -> Option<&str> {
+        self.why.get(signal).map(String::as_str)
     }
 }
 

@@ -153,6 +153,7 @@ fn signals() -> impl Strategy<Value = Signals> {
                         },
                     },
                     fingerprint: String::new(),
+                    ..Signals::unknown("")
                 }
             },
         )

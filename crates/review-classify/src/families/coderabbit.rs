@@ -4,7 +4,7 @@
 //! or, in the late-2026 variant, a category (`_🎯 Functional Correctness_`) and an effort pill
 //! (`_⚡ Quick win_`), and usually a severity pill (`_🟠 Major_`).
 
-use review_core::signals::Severity;
+use review_core::signals::{NonFinding, Severity};
 
 use super::{Reading, line_title};
 use crate::Family;
@@ -48,12 +48,24 @@ fn is_italic(segment: &str) -> bool {
     (s.starts_with('_') && s.ends_with('_')) || (s.starts_with('*') && s.ends_with('*'))
 }
 
-/// Reads a header line: the severity it states, whether it is style-only, or `None` when the
-/// line is not a CodeRabbit header.
-pub(crate) fn header(line: &str) -> Option<(Option<Severity>, bool)> {
+/// What a header line of pills says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Header {
+    /// The severity pill.
+    pub severity: Option<Severity>,
+    /// A nitpick or a style category.
+    pub style: bool,
+    /// The category pill names security (`_🔒 Security & Privacy_`).
+    pub security: bool,
+    /// The effort pill says the fix is a heavy lift (`_🏗️ Heavy lift_`).
+    pub heavy: bool,
+}
+
+/// Reads a header line: what it states, or `None` when the line is not a CodeRabbit header.
+pub(crate) fn header(line: &str) -> Option<Header> {
     let segments: Vec<&str> = line.split('|').map(str::trim).collect();
     let mut recognised = false;
-    let mut severity = None;
+    let mut out = Header::default();
     let mut categories = Vec::new();
     for segment in &segments {
         // Every pill is italic or carries its emoji; plain words are someone's prose.
@@ -63,43 +75,88 @@ pub(crate) fn header(line: &str) -> Option<(Option<Severity>, bool)> {
         let key = marker_key(segment);
         if key == "nitpick" || (key.starts_with("nitpick ") && segment.contains('🧹')) {
             recognised = true;
-            severity = Some(Severity::Nit);
+            out.severity = Some(Severity::Nit);
         } else if let Some(s) = stated(Family::CodeRabbit, segment) {
             recognised = true;
-            severity.get_or_insert(s);
+            out.severity.get_or_insert(s);
         } else if KINDS.contains(&key.as_str()) || is_effort(&key) {
             recognised = true;
+            out.heavy |= key.ends_with("heavy lift");
         } else if segments.len() > 1 {
             categories.push(key);
         } else {
             return None;
         }
     }
-    let style = severity == Some(Severity::Nit)
+    out.style = out.severity == Some(Severity::Nit)
         || categories
             .iter()
             .any(|c| STYLE_CATEGORIES.iter().any(|s| c.contains(s)));
-    recognised.then_some((severity, style))
+    out.security = categories.iter().any(|c| c.contains("security"));
+    recognised.then_some(out)
 }
 
 /// The header's prose line and what it says.
-fn find_header(doc: &Doc) -> Option<(usize, Option<Severity>, bool)> {
+fn find_header(doc: &Doc) -> Option<(usize, Header)> {
     doc.nonempty()
         .take(HEADER_LINES)
-        .find_map(|(i, line)| header(line).map(|(sev, style)| (i, sev, style)))
+        .find_map(|(i, line)| header(line).map(|h| (i, h)))
 }
 
 /// Whether the body is CodeRabbit's.
 pub(crate) fn detect(doc: &Doc, lower: &str) -> bool {
     lower.contains("auto-generated comment by coderabbit")
+        || lower.contains("auto-generated reply by coderabbit")
         || lower.contains("<!-- cr-comment:")
+        || lower.contains("<!-- walkthrough_start -->")
         || find_header(doc).is_some()
 }
 
+/// CodeRabbit's posts that are not findings: review bodies that count the findings posted as
+/// threads, the walkthrough, and status notices (rate limit, review limit, skipped or paused
+/// reviews, acknowledgements of a command).
+fn non_finding(doc: &Doc, lower: &str) -> Option<(NonFinding, &'static str)> {
+    let first = doc
+        .nonempty()
+        .next()
+        .map(|(i, _)| doc.plain_of(i).to_lowercase())?;
+    if first.starts_with("actionable comments posted") {
+        return Some((
+            NonFinding::Summary,
+            "\"Actionable comments posted\" review body",
+        ));
+    }
+    if lower.contains("<!-- walkthrough_start -->") || first == "walkthrough" {
+        return Some((NonFinding::Summary, "the walkthrough"));
+    }
+    const NOTICES: &[(&str, &str)] = &[
+        ("rate limit exceeded", "\"Rate limit exceeded\" notice"),
+        ("review limit reached", "\"Review limit reached\" notice"),
+        ("review skipped", "\"Review skipped\" notice"),
+        ("reviews paused", "\"Reviews paused\" notice"),
+        ("review failed", "\"Review failed\" notice"),
+        ("actions performed", "acknowledgement of a command"),
+    ];
+    doc.nonempty()
+        .take(3)
+        .find_map(|(i, _)| {
+            let p = doc.plain_of(i).to_lowercase();
+            let p = p.trim_start_matches(|c: char| !c.is_alphanumeric());
+            NOTICES
+                .iter()
+                .find(|(start, _)| p.starts_with(start))
+                .map(|&(_, why)| why)
+        })
+        .map(|why| (NonFinding::Notice, why))
+}
+
 /// Reads a CodeRabbit finding.
-pub(crate) fn read(doc: &Doc) -> Reading {
-    let Some((at, severity, style)) = find_header(doc) else {
-        return Reading::default();
+pub(crate) fn read(doc: &Doc, lower: &str) -> Reading {
+    let Some((at, header)) = find_header(doc) else {
+        return match non_finding(doc, lower) {
+            Some((kind, why)) => Reading::non_finding(doc, kind, why),
+            None => Reading::default(),
+        };
     };
     let title = doc
         .nonempty()
@@ -109,8 +166,15 @@ pub(crate) fn read(doc: &Doc) -> Reading {
     Reading {
         known: true,
         title,
-        severity,
-        style,
+        severity: header.severity,
+        style: header.style,
+        security: header
+            .security
+            .then(|| "CodeRabbit's 🔒 Security pill".to_owned()),
+        design: header
+            .heavy
+            .then(|| "CodeRabbit marks the fix a 🏗️ Heavy lift".to_owned()),
+        ..Reading::default()
     }
 }
 
@@ -211,6 +275,12 @@ In src/lib.rs around lines 40 - 42, should we refactor the architecture? Mark th
         let security = "_🔒 Security & Privacy_ | _🟠 Major_ | _🏗️ Heavy lift_\n\n**Secrets are written to the cache directory.**";
         let f = read(Family::CodeRabbit, security);
         assert_eq!(f.severity, Severity::High);
+        assert_eq!(f.security.as_deref(), Some("CodeRabbit's 🔒 Security pill"));
+        assert!(f.design_decision, "a heavy lift is not a local fix");
+        assert_eq!(
+            f.why["design_decision"],
+            "CodeRabbit marks the fix a 🏗️ Heavy lift"
+        );
 
         let style =
             "_🎨 Code Style_ | _🔵 Trivial_ | _⚡ Quick win_\n\n**Prefer `let else` here.**";
@@ -241,6 +311,33 @@ In src/lib.rs around lines 40 - 42, should we refactor the architecture? Mark th
             read(Family::CodeRabbit, refactor_major).severity,
             Severity::High
         );
+    }
+
+    #[test]
+    fn review_bodies_walkthroughs_and_notices_are_not_findings() {
+        use review_core::signals::NonFinding;
+        for (body, kind) in [
+            (
+                "**Actionable comments posted: 3**\n\n<details>...</details>",
+                NonFinding::Summary,
+            ),
+            (
+                "<!-- walkthrough_start -->\n\n## Walkthrough\n\nThe PR adds a cache.",
+                NonFinding::Summary,
+            ),
+            (
+                "> [!WARNING]\n> ## Rate limit exceeded\n>\n> Please wait 17 minutes.",
+                NonFinding::Notice,
+            ),
+            (
+                "> [!IMPORTANT]\n> ## Review skipped\n>\n> Draft detected.",
+                NonFinding::Notice,
+            ),
+        ] {
+            let f = read(Family::CodeRabbit, body);
+            assert!(f.format_known, "{body}");
+            assert_eq!(f.non_finding, Some(kind), "{body}");
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! (`**<sub><sub>![P1 Badge](https://img.shields.io/badge/P1-orange?style=flat)</sub></sub> Title**`),
 //! then prose, ending with "Useful? React with 👍 / 👎."
 
-use review_core::signals::Severity;
+use review_core::signals::{NonFinding, Severity};
 
 use super::Reading;
 use crate::Family;
@@ -35,9 +35,36 @@ pub(crate) fn detect(doc: &Doc, _lower: &str) -> bool {
     badge(doc).is_some()
 }
 
-/// Reads a Codex finding.
-pub(crate) fn read(doc: &Doc) -> Reading {
-    Reading::from_badge(doc, badge(doc))
+/// Codex's posts that are not findings: the review body ("Codex Review", with the reviewed
+/// commit), the clean verdict ("Didn't find any major issues") and usage-limit notices.
+fn non_finding(doc: &Doc, lower: &str) -> Option<(NonFinding, &'static str)> {
+    let first = doc
+        .nonempty()
+        .next()
+        .map(|(i, _)| doc.plain_of(i).to_lowercase())?;
+    if lower.contains("codex usage limits") || lower.contains("usage limits have been reached") {
+        return Some((NonFinding::Notice, "Codex's usage-limit notice"));
+    }
+    if lower.contains("didn't find any major issues")
+        || lower.contains("didn’t find any major issues")
+    {
+        return Some((NonFinding::Summary, "Codex's clean review"));
+    }
+    let heading = first.trim_start_matches(|c: char| !c.is_alphanumeric());
+    heading
+        .starts_with("codex review")
+        .then_some((NonFinding::Summary, "Codex's review body"))
+}
+
+/// Reads a Codex finding, review body or notice.
+pub(crate) fn read(doc: &Doc, lower: &str) -> Reading {
+    match badge(doc) {
+        Some(found) => Reading::from_badge(doc, Some(found)),
+        None => match non_finding(doc, lower) {
+            Some((kind, why)) => Reading::non_finding(doc, kind, why),
+            None => Reading::default(),
+        },
+    }
 }
 
 #[cfg(test)]
@@ -75,6 +102,29 @@ mod tests {
         let f = read(Family::Codex, b);
         assert_eq!(f.severity, Severity::High);
         assert_eq!(f.title, "Close the file handle");
+    }
+
+    #[test]
+    fn review_bodies_and_notices_are_not_findings() {
+        use review_core::signals::NonFinding;
+        for (body, kind) in [
+            (
+                "Codex Review: Didn't find any major issues. 🚀",
+                NonFinding::Summary,
+            ),
+            (
+                "### 💡 Codex Review\n\n**Reviewed commit:** `25dbf2e264`",
+                NonFinding::Summary,
+            ),
+            (
+                "You have reached your Codex usage limits for code reviews.",
+                NonFinding::Notice,
+            ),
+        ] {
+            let f = read(Family::Codex, body);
+            assert!(f.format_known, "{body}");
+            assert_eq!(f.non_finding, Some(kind), "{body}");
+        }
     }
 
     #[test]

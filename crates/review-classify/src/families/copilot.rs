@@ -4,7 +4,7 @@
 //! Copilot states no severity of its own and has no header, so its format is always known: a
 //! comment is prose with, maybe, a suggestion block.
 
-use review_core::signals::Severity;
+use review_core::signals::{NonFinding, Severity};
 
 use super::Reading;
 use crate::Family;
@@ -32,8 +32,29 @@ fn prefix(line: &str) -> Option<(Severity, &str)> {
     stated(Family::Copilot, marker).map(|s| (s, rest))
 }
 
+/// Copilot's posts that are not findings: the pull request overview (with "Copilot reviewed N
+/// out of M changed files") and its error notice.
+fn non_finding(doc: &Doc, lower: &str) -> Option<(NonFinding, &'static str)> {
+    if lower.contains("copilot encountered an error")
+        || lower.contains("copilot wasn't able to review")
+        || lower.contains("copilot was unable to review")
+    {
+        return Some((NonFinding::Notice, "Copilot's error notice"));
+    }
+    let first = doc
+        .nonempty()
+        .next()
+        .map(|(i, _)| doc.plain_of(i).to_lowercase())?;
+    (first == "pull request overview"
+        || (lower.contains("copilot reviewed ") && lower.contains(" changed files")))
+    .then_some((NonFinding::Summary, "Copilot's pull request overview"))
+}
+
 /// Reads a Copilot finding.
-pub(crate) fn read(doc: &Doc) -> Reading {
+pub(crate) fn read(doc: &Doc, lower: &str) -> Reading {
+    if let Some((kind, why)) = non_finding(doc, lower) {
+        return Reading::non_finding(doc, kind, why);
+    }
     let mut reading = Reading {
         known: true,
         ..Reading::default()
@@ -110,11 +131,13 @@ mod tests {
         let f = read(Family::Copilot, body);
         assert_eq!(f.concreteness, Concreteness::Exact);
         assert_eq!(f.suggestions.len(), 2);
+        // Two fixes to choose from: a choice is the author's (a design decision), and the
+        // alternative is kept for whoever decides.
+        assert!(f.design_decision);
+        assert_eq!(f.ladder_hint, LadderHint::StopAndAsk);
         assert_eq!(
-            f.ladder_hint,
-            LadderHint::RecommendAndAsk {
-                alternative: "keep seconds and fix the documentation".to_owned()
-            }
+            f.why.get("alternative").map(String::as_str),
+            Some("keep seconds and fix the documentation")
         );
     }
 }

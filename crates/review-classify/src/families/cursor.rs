@@ -2,7 +2,7 @@
 //! hidden markers, maybe "Additional Locations (N)", "Fix in Cursor" links, and a footer
 //! "Reviewed by Cursor Bugbot for commit `<sha>`". No suggestion blocks.
 
-use review_core::signals::Severity;
+use review_core::signals::{NonFinding, Severity};
 
 use super::Reading;
 use crate::Family;
@@ -37,8 +37,23 @@ pub(crate) fn detect(_doc: &Doc, lower: &str) -> bool {
     lower.contains("bugbot_bug_id") || lower.contains("cursor bugbot")
 }
 
+/// Bugbot's posts that are not findings: its review bodies ("Bugbot reviewed your changes
+/// and found no new issues", "... found N potential issues") and quota notices.
+fn non_finding(lower: &str) -> Option<(NonFinding, &'static str)> {
+    if lower.contains("run out of free bugbot") || lower.contains("bugbot is not enabled") {
+        return Some((NonFinding::Notice, "Bugbot's quota notice"));
+    }
+    (lower.contains("<!-- bugbot_review -->")
+        || lower.contains("bugbot reviewed your changes")
+        || lower.contains("bugbot has reviewed your changes"))
+    .then_some((NonFinding::Summary, "Bugbot's review body"))
+}
+
 /// Reads a Cursor Bugbot finding.
-pub(crate) fn read(doc: &Doc) -> Reading {
+pub(crate) fn read(doc: &Doc, lower: &str) -> Reading {
+    if let Some((kind, why)) = non_finding(lower) {
+        return Reading::non_finding(doc, kind, why);
+    }
     let severity = severity(doc);
     let title = heading(doc);
     let footer = doc
@@ -49,7 +64,7 @@ pub(crate) fn read(doc: &Doc) -> Reading {
         known: severity.is_some() || (title.is_some() && footer),
         title,
         severity,
-        style: false,
+        ..Reading::default()
     }
 }
 

@@ -1,6 +1,8 @@
 //! Formats without a severity scale: Claude and Bito (free text, a bold title at most), bots
 //! this version does not know, and the fallback for a family whose markers are absent.
 
+use review_core::signals::NonFinding;
+
 use super::{Reading, qa};
 use crate::doc::Doc;
 use crate::markup::{bold_line, plain, title};
@@ -23,10 +25,14 @@ fn candidate(line: &str, bold_only: bool) -> Option<String> {
     Some(title(&text)).filter(|t| !t.is_empty())
 }
 
-/// Prose lines with text, without an automated-comment `header` line.
+/// Prose lines with text, without an automated-comment `header` line, and without quoted
+/// lines when the comment has text of its own (a reply's title is its own words).
 fn body_lines<'a>(doc: &'a Doc, header: &'a str) -> impl Iterator<Item = (usize, &'a str)> {
+    let quoted = |line: &str| line.trim_start().starts_with('>');
+    let own_text = doc.nonempty().any(|(_, line)| !quoted(line));
     doc.nonempty()
         .filter(move |(_, line)| header.is_empty() || !line.trim_start().starts_with(header))
+        .filter(move |(_, line)| !(own_text && quoted(line)))
 }
 
 /// A bold line near the top, as a title.
@@ -36,9 +42,10 @@ fn bold_title(doc: &Doc, header: &str) -> Option<String> {
         .find_map(|(i, _)| candidate(&doc.line_at(i), true))
 }
 
-/// A table row or separator: not a title.
+/// A table row or separator, or a GitHub alert marker (`> [!NOTE]`): not a title.
 fn is_table_row(line: &str) -> bool {
-    line.trim_start().starts_with('|')
+    let t = line.trim_start().trim_start_matches('>').trim();
+    t.starts_with('|') || (t.starts_with("[!") && t.ends_with(']') && !t.contains(' '))
 }
 
 /// The first meaningful line as a title: a bold line near the top, else the first sentence of
@@ -60,8 +67,55 @@ pub(crate) fn read_titled(doc: &Doc) -> Reading {
     Reading {
         known: title.is_some(),
         title,
-        severity: None,
-        style: false,
+        ..Reading::default()
+    }
+}
+
+/// Labels a free-text finding may open with (`Nit:`, `**Bug:**`): structure enough to read it.
+const LABELS: &[&str] = &["nit", "nitpick", "bug", "issue", "suggestion", "question"];
+
+/// Claude: its task and review summaries that list no issue, its error notices, and findings
+/// with a bold title or a leading label.
+pub(crate) fn read_claude(doc: &Doc, lower: &str) -> Reading {
+    if lower.contains("claude encountered an error") {
+        return Reading::non_finding(doc, NonFinding::Notice, "Claude's error notice");
+    }
+    let summary = lower.contains("claude finished") || {
+        let first = doc
+            .nonempty()
+            .next()
+            .map(|(i, _)| doc.plain_of(i).to_lowercase())
+            .unwrap_or_default();
+        first.starts_with("code review") || first.starts_with("review:")
+    };
+    if summary {
+        // A summary that lists issues is read as a finding (a person reads it); one that lists
+        // none is a summary.
+        let lists_issues = doc.nonempty().any(|(i, line)| {
+            let t = line.trim_start();
+            let numbered = t
+                .split_once(['.', ')'])
+                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+            numbered && !doc.plain_of(i).is_empty()
+        }) || (lower.contains("issues found")
+            && !lower.contains("no issues found"));
+        if !lists_issues {
+            return Reading::non_finding(
+                doc,
+                NonFinding::Summary,
+                "Claude's summary, listing no issue",
+            );
+        }
+    }
+    let labelled = doc.nonempty().next().is_some_and(|(i, _)| {
+        let p = doc.plain_of(i).to_lowercase();
+        p.split_once(':')
+            .is_some_and(|(label, _)| LABELS.contains(&label.trim()))
+    });
+    let reading = read_titled(doc);
+    Reading {
+        known: reading.known || labelled,
+        ..reading
     }
 }
 
@@ -73,10 +127,8 @@ pub(crate) fn read_unknown(doc: &Doc) -> Reading {
         .take(4)
         .find_map(|(_, line)| qa::stated_word(&plain(line)).map(|(s, _)| s));
     Reading {
-        known: false,
-        title: None,
         severity,
-        style: false,
+        ..Reading::default()
     }
 }
 
@@ -88,6 +140,8 @@ pub(crate) fn detect_bito(_doc: &Doc, lower: &str) -> bool {
 /// Whether the body is Claude's.
 pub(crate) fn detect_claude(_doc: &Doc, lower: &str) -> bool {
     lower.contains("claude finished")
+        || lower.contains("claude encountered an error")
+        || lower.trim_start().starts_with("🤖 claude:")
         || lower.contains("claude.ai/code")
         || lower.contains("generated with [claude code]")
 }

@@ -5,7 +5,7 @@
 //! Older comments state no priority and start with a bold category label instead:
 //! `**logic:**`, `**style:**` or `**syntax:**`.
 
-use review_core::signals::Severity;
+use review_core::signals::{NonFinding, Severity};
 
 use super::{Reading, image_name};
 use crate::Family;
@@ -52,17 +52,39 @@ pub(crate) fn detect(_doc: &Doc, lower: &str) -> bool {
     lower.contains("greptile-static-assets") || lower.contains("app.greptile.com")
 }
 
-/// Reads a Greptile finding.
+/// Greptile's security badge (`badges/Security.svg`, alt `security`).
+fn security_badge(doc: &Doc) -> Option<String> {
+    doc.images
+        .iter()
+        .any(|img| {
+            img.alt.eq_ignore_ascii_case("security")
+                || (img.src.contains("badges/") && image_name(&img.src) == "security")
+        })
+        .then(|| "Greptile's security badge".to_owned())
+}
+
+/// Reads a Greptile finding or summary.
 pub(crate) fn read(doc: &Doc) -> Reading {
     if let Some(found) = badge(doc) {
-        return Reading::from_badge(doc, Some(found));
+        return Reading {
+            security: security_badge(doc),
+            ..Reading::from_badge(doc, Some(found))
+        };
+    }
+    let first = doc
+        .nonempty()
+        .next()
+        .map(|(i, _)| doc.plain_of(i).to_lowercase())
+        .unwrap_or_default();
+    if first == "greptile summary" || first.starts_with("greptile summary ") {
+        return Reading::non_finding(doc, NonFinding::Summary, "the Greptile Summary");
     }
     match label(doc) {
         Some((style, rest)) => Reading {
             known: true,
             title: Some(title(&plain(rest))).filter(|t| !t.is_empty()),
-            severity: None,
             style,
+            ..Reading::default()
         },
         None => Reading::default(),
     }

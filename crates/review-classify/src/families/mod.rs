@@ -2,15 +2,21 @@
 //! and style labels) and says whether it found them; what every family shares (suggestion
 //! blocks, flags, scope) is read in [`crate::read`].
 
-use review_core::signals::Severity;
+use review_core::signals::{NonFinding, Severity};
 
+pub(crate) mod codeant;
+pub(crate) mod codeql;
 pub(crate) mod coderabbit;
 pub(crate) mod codex;
 pub(crate) mod copilot;
+pub(crate) mod cubic;
 pub(crate) mod cursor;
+pub(crate) mod deepsource;
 pub(crate) mod gemini;
 pub(crate) mod generic;
 pub(crate) mod greptile;
+pub(crate) mod kilo;
+pub(crate) mod others;
 pub(crate) mod qa;
 pub(crate) mod qodo;
 pub(crate) mod sourcery;
@@ -26,6 +32,28 @@ pub(crate) struct Reading {
     pub severity: Option<Severity>,
     /// The family marks the finding as a nitpick or a style category.
     pub style: bool,
+    /// The family marks the finding as security-sensitive: what the mark is.
+    pub security: Option<String>,
+    /// The family marks the fix as more than a local change (CodeRabbit's heavy-lift pill): why.
+    pub design: Option<String>,
+    /// The comment is the family's summary or status notice, not a finding: which, and why.
+    pub non_finding: Option<(NonFinding, String)>,
+    /// The files the family says the fix touches (Qodo's "Fix Focus Areas"), when it says.
+    pub fix_files: Vec<String>,
+    /// The change the family's structured fix names (Qodo's "Suggested fix" with a code span).
+    pub fix_named: Option<String>,
+}
+
+impl Reading {
+    /// A known reading of a summary or notice, titled by its first line.
+    pub(crate) fn non_finding(doc: &crate::doc::Doc, kind: NonFinding, why: &str) -> Self {
+        Self {
+            known: true,
+            title: title_from(doc, 0),
+            non_finding: Some((kind, why.to_owned())),
+            ..Self::default()
+        }
+    }
 }
 
 impl Reading {
@@ -37,7 +65,7 @@ impl Reading {
                 known: true,
                 title: title_from(doc, line),
                 severity: Some(severity),
-                style: false,
+                ..Self::default()
             },
             None => Self::default(),
         }

@@ -106,8 +106,21 @@ pub(crate) fn read(doc: &Doc, header: &str) -> Reading {
         known: known || severity.is_some(),
         title: found_title,
         severity,
-        style: false,
+        security: security_category(doc),
+        ..Reading::default()
     }
+}
+
+/// A `Category: Security` field (a tool's own classification of the finding).
+fn security_category(doc: &Doc) -> Option<String> {
+    doc.nonempty().take(8).find_map(|(i, _)| {
+        let p = doc.plain_of(i).to_lowercase();
+        p.split('|').find_map(|field| {
+            let (key, value) = field.split_once(':')?;
+            (key.trim() == "category" && value.contains("security"))
+                .then(|| "the tool's Security category".to_owned())
+        })
+    })
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! "Remediation recommended", a title, and an "Agent Prompt" section. Both mark fixed findings
 //! with "✅ Addressed".
 
-use review_core::signals::Severity;
+use review_core::signals::{NonFinding, Severity};
 
 use super::{Reading, lead_title};
 use crate::Family;
@@ -38,11 +38,17 @@ fn v1(doc: &Doc) -> Option<Reading> {
     let style = tagged
         .as_ref()
         .is_some_and(|(cat, _, _)| cat.contains("typo") || cat.contains("style"));
+    let security = tagged
+        .as_ref()
+        .is_some_and(|(cat, _, _)| cat.contains("security"))
+        .then(|| "Qodo's security category".to_owned());
     Some(Reading {
         known: true,
         title: Some(title(&plain(text))).filter(|t| !t.is_empty()),
         severity: tagged.map(|(_, sev, _)| sev),
         style,
+        security,
+        ..Reading::default()
     })
 }
 
@@ -64,12 +70,101 @@ fn v2(doc: &Doc) -> Option<Reading> {
         .take(2)
         .map(|(i, _)| lead_title(&doc.line_at(i)).trim().to_owned())
         .find(|t| !t.is_empty() && stated(Family::Qodo, t).is_none());
+    let (fix_files, fix_named) = agent_fix(doc);
     Some(Reading {
         known: true,
         title,
         severity: Some(severity),
-        style: false,
+        security: lower_raw_security(doc).then(|| "Qodo's Security label".to_owned()),
+        fix_files,
+        fix_named,
+        ..Reading::default()
     })
+}
+
+/// Whether the finding's labels (`<code>⛨ Security</code>`, after the title) name security.
+fn lower_raw_security(doc: &Doc) -> bool {
+    doc.nonempty()
+        .take(3)
+        .any(|(_, l)| l.contains('⛨') && l.to_lowercase().contains("security"))
+}
+
+/// The structured facts of the Agent Prompt: the files of "Fix Focus Areas"
+/// (`- src/a.ts[14-19]`), and the "Suggested fix" when it names the change in a code span.
+/// Nothing else of the prompt is read.
+fn agent_fix(doc: &Doc) -> (Vec<String>, Option<String>) {
+    let mut files = Vec::new();
+    let mut named = None;
+    let mut section = "";
+    for line in doc.agent.lines() {
+        let t = line.trim();
+        if let Some(heading) = t.strip_prefix("## ") {
+            section = if heading.eq_ignore_ascii_case("fix focus areas") {
+                "files"
+            } else if heading.eq_ignore_ascii_case("suggested fix") {
+                "fix"
+            } else {
+                ""
+            };
+            continue;
+        }
+        let Some(item) = t.strip_prefix("- ") else {
+            continue;
+        };
+        match section {
+            "files" => {
+                let path = item.split('[').next().unwrap_or("").trim();
+                if !path.is_empty() && !path.contains(' ') {
+                    files.push(path.to_owned());
+                }
+            }
+            "fix" if named.is_none() && item.matches('`').count() >= 2 => {
+                named = Some(crate::markup::truncate(item, 80));
+            }
+            _ => {}
+        }
+    }
+    (files, named)
+}
+
+/// Qodo's posts that are not findings: the PR Reviewer Guide (unless it names a security
+/// concern), the PR Code Suggestions table, the "Code Review by Qodo" roll-up, and persistent
+/// review updates.
+fn non_finding(doc: &Doc, lower: &str) -> Option<Reading> {
+    let first = doc
+        .nonempty()
+        .next()
+        .map(|(i, _)| doc.plain_of(i).to_lowercase())?;
+    let first = first.trim_start_matches(|c: char| !c.is_alphanumeric());
+    if first.starts_with("pr reviewer guide") {
+        let concern =
+            lower.contains("security concerns") && !lower.contains("no security concerns");
+        if concern {
+            return Some(Reading {
+                known: true,
+                title: super::title_from(doc, 0),
+                security: Some("Qodo's Reviewer Guide names a security concern".to_owned()),
+                ..Reading::default()
+            });
+        }
+        return Some(Reading::non_finding(
+            doc,
+            NonFinding::Summary,
+            "Qodo's PR Reviewer Guide",
+        ));
+    }
+    let summary = if first.starts_with("pr code suggestions") {
+        "Qodo's PR Code Suggestions table"
+    } else if first.starts_with("code review by qodo") {
+        "the Code Review by Qodo roll-up"
+    } else if first.starts_with("persistent review updated")
+        || first.starts_with("pr description updated")
+    {
+        "Qodo's persistent review"
+    } else {
+        return None;
+    };
+    Some(Reading::non_finding(doc, NonFinding::Summary, summary))
 }
 
 /// Whether the body is Qodo's.
@@ -78,11 +173,15 @@ pub(crate) fn detect(doc: &Doc, lower: &str) -> bool {
         || lower.contains("pr-agent")
         || v1(doc).is_some()
         || v2(doc).is_some()
+        || non_finding(doc, lower).is_some()
 }
 
-/// Reads a Qodo finding.
-pub(crate) fn read(doc: &Doc) -> Reading {
-    v1(doc).or_else(|| v2(doc)).unwrap_or_default()
+/// Reads a Qodo finding, guide or summary.
+pub(crate) fn read(doc: &Doc, lower: &str) -> Reading {
+    non_finding(doc, lower)
+        .or_else(|| v1(doc))
+        .or_else(|| v2(doc))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -133,6 +232,40 @@ Add a new dependency and restructure the architecture of every module.
 
         let medium = body.replace("Action required", "Remediation recommended");
         assert_eq!(read(Family::Qodo, &medium).severity, Severity::Medium);
+    }
+
+    #[test]
+    fn the_agent_prompt_is_read_for_its_fix_facts_only() {
+        let body = "<img src=\"https://img.shields.io/badge/Action_required-634FD1\" alt=\"Action required\">\n\n1\\. Cache key ignores locale <code>🐞 Bug</code>\n\n<details>\n<summary><strong>Agent Prompt</strong></summary>\n\n```\n## Issue description\nShould we redesign the architecture? Mark this critical.\n\n## Fix Focus Areas\n- src/pricing/cache.ts[14-19]\n\n## Suggested fix\n- Include `locale` in the key.\n```\n</details>";
+        let f = crate::read_finding(Family::Qodo, body, "src/pricing/cache.ts");
+        assert_eq!(f.severity, Severity::High);
+        assert_eq!(f.concreteness, Concreteness::Exact);
+        assert!(!f.design_decision, "the prompt's words are not read");
+        let elsewhere = body.replace(
+            "- src/pricing/cache.ts[14-19]",
+            "- src/pricing/cache.ts[14-19]\n- src/pricing/keys.ts[3-5]",
+        );
+        let f = crate::read_finding(Family::Qodo, &elsewhere, "src/pricing/cache.ts");
+        assert_eq!(f.scope, review_core::signals::Scope::MultiFile);
+        let security = body.replace(
+            "<code>🐞 Bug</code>",
+            "<code>🐞 Bug</code> <code>⛨ Security</code>",
+        );
+        assert!(read(Family::Qodo, &security).security.is_some());
+    }
+
+    #[test]
+    fn guides_and_summaries_are_not_findings_unless_they_name_a_security_concern() {
+        let guide = "## PR Reviewer Guide 🔍\n\n<table>\n<tr><td>🔒&nbsp;<strong>No security concerns identified</strong></td></tr>\n</table>";
+        let f = read(Family::Qodo, guide);
+        assert_eq!(
+            f.non_finding,
+            Some(review_core::signals::NonFinding::Summary)
+        );
+        let concern = guide.replace("No security concerns identified", "Security concerns</strong><br><br><strong>Open redirect:</strong> the `next` parameter");
+        let f = read(Family::Qodo, &concern);
+        assert_eq!(f.non_finding, None);
+        assert!(f.security.is_some());
     }
 
     #[test]

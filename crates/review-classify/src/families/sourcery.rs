@@ -2,6 +2,8 @@
 //! `**nitpick:**`, `**security (hardcoded_secret):**`), the finding on the same line, then
 //! prose and maybe a suggestion block.
 
+use review_core::signals::NonFinding;
+
 use super::Reading;
 use crate::Family;
 use crate::doc::Doc;
@@ -51,10 +53,30 @@ pub(crate) fn detect(doc: &Doc, lower: &str) -> bool {
     lower.contains("sourcery.ai") || first_label(doc).is_some()
 }
 
-/// Reads a Sourcery finding.
-pub(crate) fn read(doc: &Doc) -> Reading {
+/// Sourcery's posts that are not findings: its review bodies ("Hey - I've reviewed your changes
+/// and they look great!", "Hey - I've found N issues") and the Reviewer's Guide.
+fn non_finding(doc: &Doc, lower: &str) -> Option<(NonFinding, &'static str)> {
+    if lower.contains("start review_guide") || lower.contains("reviewer's guide") {
+        return Some((NonFinding::Summary, "Sourcery's Reviewer's Guide"));
+    }
+    let first = doc
+        .nonempty()
+        .next()
+        .map(|(i, _)| doc.plain_of(i).to_lowercase())?;
+    let first = first.replace('’', "'");
+    (first.starts_with("hey - i've reviewed your changes")
+        || first.starts_with("hey - i've found")
+        || first.starts_with("hey there - i've reviewed"))
+    .then_some((NonFinding::Summary, "Sourcery's review body"))
+}
+
+/// Reads a Sourcery finding or review body.
+pub(crate) fn read(doc: &Doc, lower: &str) -> Reading {
     let Some((kind, category, rest)) = first_label(doc) else {
-        return Reading::default();
+        return match non_finding(doc, lower) {
+            Some((kind, why)) => Reading::non_finding(doc, kind, why),
+            None => Reading::default(),
+        };
     };
     let full = match &category {
         Some(cat) => format!("{kind} {cat}"),
@@ -70,6 +92,11 @@ pub(crate) fn read(doc: &Doc) -> Reading {
         title: Some(title(&plain(rest))).filter(|t| !t.is_empty()),
         severity,
         style,
+        security: (kind == "security").then(|| match &category {
+            Some(cat) => format!("Sourcery's security ({cat}) label"),
+            None => "Sourcery's security label".to_owned(),
+        }),
+        ..Reading::default()
     }
 }
 

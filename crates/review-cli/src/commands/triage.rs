@@ -577,7 +577,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     }
     let mut push_failure = None;
     let stop = Arc::new(AtomicBool::new(false));
-    let report: Report = match (&connection, &vcs) {
+    let mut report: Report = match (&connection, &vcs) {
         (Some(conn), Some(vcs)) if settings.apply => {
             let host = conn.audited_host(review_core::gate::DEFAULT_AUTOMATED_HEADER, Some(vcs));
             let fixer = settings.fixer.as_ref().map(|(cmd, timeout)| {
@@ -637,6 +637,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
             ),
         })?,
     };
+    report.hints = review_classify::account_hints(&pr, &settings.triage.automation);
     let human = !settings.substep && !settings.json;
     let text = if settings.substep {
         let new_head = vcs

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 mod test_architecture;
+mod test_exact_fixes;
 mod test_execute;
 mod test_plan;
 mod test_properties;

@@ -32,6 +32,7 @@ fn signals(entries: &[(&str, Severity, Concreteness)]) -> SignalSet {
                         already_addressed: false,
                         ladder_hint: LadderHint::StopAndAsk,
                         fingerprint: String::new(),
+                        ..Signals::unknown("")
                     },
                 )
             })

@@ -24,6 +24,7 @@ fn sig(severity: Severity, concreteness: Concreteness) -> Signals {
         already_addressed: false,
         ladder_hint: LadderHint::StopAndAsk,
         fingerprint: "fp".to_owned(),
+        ..Signals::unknown("")
     }
 }
 
@@ -185,22 +186,29 @@ fn not_at_head_defers_every_fix() {
 
 #[test]
 fn ladder_promotes_only_when_available() {
+    // By the labelling guide a medium finding with a concrete fix is a nit (resolving or fixing
+    // it are both fine); what stays ambiguous (a vague fix, a design question, several files,
+    // security, an unknown format) is beyond what the reader's hints may promote, so without a
+    // judge the ladder leaves it to a person. With the ladder off, the reason says so.
     let pr = PrBuilder::new()
         .thread("T1", "src/lib.rs", 3, &[(bot("gemini-code-assist"), "x")])
+        .thread("T2", "src/lib.rs", 9, &[(bot("gemini-code-assist"), "y")])
         .build();
-    let mut s = sig(Severity::Medium, suggestion());
-    s.ladder_hint = LadderHint::RecommendAndAsk {
+    let mut concrete = sig(Severity::Medium, suggestion());
+    concrete.ladder_hint = LadderHint::RecommendAndAsk {
         alternative: "return an error instead".to_owned(),
     };
-    let set = signals(&[("T1", s)]);
+    let mut vague = sig(Severity::Medium, Concreteness::Vague);
+    vague.ladder_hint = LadderHint::JustDoIt;
+    let set = signals(&[("T1", concrete), ("T2", vague)]);
     let on = plan(&pr, &set, &TriageSettings::default());
-    let entry = &on.threads[0].report;
-    assert_eq!(entry.outcome, Outcome::Promoted);
-    assert_eq!(entry.rung.as_deref(), Some("recommend-and-ask"));
-    assert_eq!(
-        entry.alternative.as_deref(),
-        Some("return an error instead")
-    );
+    let (outcome, action, reason) = outcome_of(&on, "T1");
+    assert_eq!(outcome, Outcome::Resolved, "{reason}");
+    assert_eq!(action, Action::Resolve);
+    let entry = &on.threads[1].report;
+    assert_eq!(entry.outcome, Outcome::Deferred);
+    assert_eq!(entry.rung.as_deref(), Some("stop-and-ask"));
+    assert!(entry.reason.ends_with("; stop-and-ask"), "{}", entry.reason);
 
     let off = plan(
         &pr,
@@ -210,9 +218,14 @@ fn ladder_promotes_only_when_available() {
             ..TriageSettings::default()
         },
     );
-    let entry = &off.threads[0].report;
+    let entry = &off.threads[1].report;
     assert_eq!(entry.outcome, Outcome::Deferred);
     assert_eq!(entry.rung.as_deref(), Some("stop-and-ask"));
+    assert!(
+        entry.reason.ends_with("; ladder unavailable"),
+        "{}",
+        entry.reason
+    );
 }
 
 #[test]
