@@ -108,18 +108,50 @@ pub fn same_login(a: &str, b: &str) -> bool {
     base(a).eq_ignore_ascii_case(base(b))
 }
 
-/// Whether the first unquoted, non-blank line of `body` starts with `header`.
+/// Whether the first unquoted, non-blank line of `body` starts with `header`, or the comment
+/// opens with a GitHub alert (`> [!NOTE]`, `> [!WARNING]`, ...) whose first line of text does.
 ///
-/// Quoted lines (`>`) are skipped so that quoting a bot's comment does not make a person's reply
-/// automated; text before the header on the same line disqualifies it.
+/// Quoted lines (`>`) are otherwise skipped so that quoting a bot's comment does not make a
+/// person's reply automated; text before the header on the same line disqualifies it. An alert
+/// is not a quote: tools posting through a person's account often put their header in one, and
+/// quoting such a comment nests it (`> > [!NOTE]`), which does not count.
 pub fn starts_with_header(body: &str, header: &str) -> bool {
     if header.is_empty() {
         return false;
+    }
+    let lines = body.lines().map(str::trim_start).filter(|l| !l.is_empty());
+    if let Some(first) = lines.clone().next()
+        && is_alert_opening(first)
+    {
+        // The alert holds the header and nothing more: a longer one is a quoted comment (the
+        // finding inside it), and the text after it is a person's answer.
+        let alert: Vec<&str> = lines
+            .skip(1)
+            .take_while(|l| l.starts_with('>'))
+            .map(|l| l.trim_start_matches('>').trim())
+            .filter(|l| !l.is_empty())
+            .collect();
+        return alert.len() == 1 && alert[0].starts_with(header);
     }
     body.lines()
         .map(str::trim_start)
         .find(|line| !line.is_empty() && !line.starts_with('>'))
         .is_some_and(|line| line.starts_with(header))
+}
+
+/// Whether `line` opens a GitHub alert: `> [!NOTE]` and the like, alone on its line.
+fn is_alert_opening(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix('>') else {
+        return false;
+    };
+    let kind = rest
+        .trim()
+        .strip_prefix("[!")
+        .and_then(|r| r.strip_suffix(']'))
+        .unwrap_or("");
+    ["note", "tip", "important", "warning", "caution"]
+        .iter()
+        .any(|k| kind.eq_ignore_ascii_case(k))
 }
 
 impl AutomationSettings {
@@ -427,6 +459,47 @@ mod tests {
             DEFAULT_AUTOMATED_HEADER
         ));
         assert!(!starts_with_header("anything", ""));
+    }
+
+    #[test]
+    fn a_header_opening_an_alert_counts_but_not_a_quoted_or_nested_one() {
+        let h = DEFAULT_AUTOMATED_HEADER;
+        let alert = "> [!NOTE]\n> 🤖 Automated comment by **QA Swarm** — not written by a human\n\n**[logic]** 🟠 HIGH: the total is off by one.";
+        assert!(starts_with_header(alert, h));
+        assert!(starts_with_header(&alert.replace("NOTE", "warning"), h));
+        // Quoting such a comment nests the alert: a person's reply.
+        let quoted = "> > [!NOTE]\n> > 🤖 Automated comment by **QA Swarm**\n\nNo, this is fine.";
+        assert!(!starts_with_header(quoted, h));
+        // A plain quote of the header is still not the header.
+        assert!(!starts_with_header("> 🤖 Automated comment by X\n\nNo.", h));
+        // Text in the alert before the header, or an alert that is not first: not the header.
+        assert!(!starts_with_header(
+            "> [!NOTE]\n> see: 🤖 Automated comment by X",
+            h
+        ));
+        assert!(!starts_with_header(
+            "hi\n> [!NOTE]\n> 🤖 Automated comment by X",
+            h
+        ));
+        assert!(!starts_with_header(
+            "> [!NOTICE]\n> 🤖 Automated comment by X",
+            h
+        ));
+        // An alert that holds the finding too is a quoted comment, answered below it.
+        let pasted = "> [!NOTE]\n> 🤖 Automated comment by **QA Swarm**\n>\n> **[qa]** 🟠 HIGH\n>\n> `refill` races.\n\nNot changing it.";
+        assert!(!starts_with_header(pasted, h));
+        // The rule of who may use it is unchanged: only the PR's author (or an account).
+        let alice = user("alice");
+        assert!(
+            settings()
+                .participation(Some(&alice), alert, Some(&alice))
+                .is_automated()
+        );
+        assert!(
+            !settings()
+                .participation(Some(&user("mallory")), alert, Some(&alice))
+                .is_automated()
+        );
     }
 
     #[test]

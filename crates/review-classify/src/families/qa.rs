@@ -49,8 +49,19 @@ pub(crate) fn stated_word(line: &str) -> Option<(Severity, &str)> {
     }
     if let Some(inner) = line.strip_prefix('[') {
         let end = inner.find(']')?;
-        let sev = stated(Family::QaHeader, inner.get(..end)?)?;
-        return Some((sev, inner.get(end + 1..)?.trim()));
+        if let Some(sev) = stated(Family::QaHeader, inner.get(..end)?) {
+            return Some((sev, inner.get(end + 1..)?.trim()));
+        }
+        // `[reviewer-tag] 🟠 HIGH`: a tag naming who found it, then the severity (after an
+        // emoji or two).
+        let after = inner.get(end + 1..)?;
+        let word = after.trim_start_matches(|c: char| !c.is_ascii_alphabetic());
+        let at = line.len() - word.len();
+        let (sev, stop) = word_at(at)?;
+        let rest = line
+            .get(stop..)?
+            .trim_start_matches(|c: char| c == ':' || c == '-' || c == '—' || c.is_whitespace());
+        return Some((sev, rest.trim()));
     }
     let (sev, end) = word_at(0)?;
     let rest = line.get(end..)?;
@@ -73,12 +84,34 @@ pub(crate) fn stated_word(line: &str) -> Option<(Severity, &str)> {
 pub(crate) fn read(doc: &Doc, header: &str) -> Reading {
     let mut lines = doc.nonempty().peekable();
     let mut known = false;
-    if let Some((_, first)) = lines.peek()
-        && !header.is_empty()
-        && first.trim_start().starts_with(header)
-    {
+    // The header may open the comment, or an alert that opens it (`> [!NOTE]`, then
+    // `> 🤖 Automated comment by ...`): the gate's rule (`starts_with_header`).
+    let text: Vec<&str> = doc.nonempty().map(|(_, l)| l).collect();
+    if !header.is_empty() && review_core::gate::starts_with_header(&text.join("\n"), header) {
         known = true;
-        lines.next();
+        while let Some((_, line)) = lines.peek() {
+            let line = line.trim_start();
+            let quoted = line.starts_with('>');
+            let is_header = line
+                .trim_start_matches('>')
+                .trim_start()
+                .starts_with(header);
+            if quoted || is_header {
+                lines.next();
+                if is_header {
+                    break;
+                }
+            } else {
+                break;
+            }
+        }
+        // What is left of the alert (blank quoted lines).
+        while lines
+            .peek()
+            .is_some_and(|(_, l)| l.trim_start().trim_start_matches('>').trim().is_empty())
+        {
+            lines.next();
+        }
     }
     let mut severity = None;
     let mut found_title = None;
