@@ -1,10 +1,16 @@
 //! End-to-end tests of the `review` binary.
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
+mod attack_harness;
 mod common;
 mod drill_support;
 mod test_action;
 mod test_apply;
+mod test_attack_commands;
+mod test_attack_hooks;
+mod test_attack_loop_rounds;
+mod test_attack_pathspecs;
+mod test_attack_trailers;
 mod test_config;
 mod test_crash;
 mod test_drills;
