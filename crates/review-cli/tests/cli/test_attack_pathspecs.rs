@@ -157,7 +157,7 @@ async fn attack_commit_round_never_stages_the_users_untracked_env_file() {
             1,
             &[(
                 bot("coderabbitai"),
-                "**Secret in `.env.local`.** Rotate it.",
+                "**Wrong variable name in `.env.local`.** Rename `API_KEY` to `APP_KEY`.",
             )],
         )
         .thread(
@@ -179,13 +179,19 @@ async fn attack_commit_round_never_stages_the_users_untracked_env_file() {
             )],
         )
     });
-    a.write(".env.local", "API_KEY=sk-my-secret\n");
+    a.write(".env.local", "API_KEY=sk-mine-0001\n");
     a.poll();
     let decide = |thread: &str| a.decide(thread, VALID);
 
     // Only the findings on the user's file: nothing to commit, nothing staged.
     decide("ENV");
     decide("GLOB");
+    assert_eq!(
+        a.decisions().uncommitted_fixes(1).len(),
+        2,
+        "both are fixes: {:?}",
+        a.decisions()
+    );
     let out = a.on_pr("commit-round", &[]);
     assert_ne!(out.code, 0, "{}", out.stderr);
     assert!(
@@ -227,7 +233,7 @@ async fn attack_the_loop_never_commits_the_users_untracked_file_a_fixer_edited()
             )],
         )
     });
-    a.write(".env.local", "API_KEY=sk-my-secret\n");
+    a.write(".env.local", "API_KEY=sk-mine-0001\n");
     let triager = a.sh(
         "triage.sh",
         r#"cat > /dev/null; echo '{"verdict":"VALID","reasoning":"renamed the variable","evidence":[".env.local:1"],"fixSketch":"rename it"}'"#,
@@ -238,7 +244,7 @@ async fn attack_the_loop_never_commits_the_users_untracked_file_a_fixer_edited()
             "--triager-cmd",
             &triager,
             "--fixer-cmd",
-            "echo APP_KEY=sk-my-secret > .env.local",
+            "echo APP_KEY=sk-mine-0001 > .env.local",
             "--check-cmd",
             "true",
             "--interval",
@@ -255,7 +261,7 @@ async fn attack_the_loop_never_commits_the_users_untracked_file_a_fixer_edited()
     );
     assert_eq!(
         a.read(".env.local").as_deref(),
-        Some("API_KEY=sk-my-secret\n"),
+        Some("API_KEY=sk-mine-0001\n"),
         "put back as the user had it"
     );
     assert_eq!(a.commits(), 2, "nothing committed");
@@ -310,7 +316,7 @@ async fn attack_a_fixer_that_creates_a_file_commits_it_with_its_fix() {
             )],
         )
     });
-    a.write(".env.local", "API_KEY=sk-my-secret\n");
+    a.write(".env.local", "API_KEY=sk-mine-0001\n");
     a.write("notes.md", "my unsaved work\n");
     let fixer = a.sh("fix.sh", FIXER_WITH_A_TEST);
     let (out, report) = a.apply(&["--fixer-cmd", &fixer]);
@@ -359,7 +365,7 @@ async fn attack_the_loop_commits_the_files_its_fixer_created() {
             )],
         )
     });
-    a.write(".env.local", "API_KEY=sk-my-secret\n");
+    a.write(".env.local", "API_KEY=sk-mine-0001\n");
     let triager = a.sh("triage.sh", TRIAGE_VALID);
     let fixer = a.sh("fix.sh", FIXER_WITH_A_TEST);
     let out = a.on_pr(
