@@ -193,10 +193,11 @@ pub struct JournalEntry {
     pub created: bool,
 }
 
-/// A stable hash of a file's content (FNV-1a, 64 bits).
-fn content_hash(text: &str) -> String {
+/// A stable hash of a file's content (FNV-1a, 64 bits), of its bytes (a binary file is hashed
+/// like any other).
+fn content_hash(bytes: &[u8]) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in text.bytes() {
+    for &byte in bytes {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
     }
@@ -306,7 +307,7 @@ impl GitVcs {
     /// `created` when the file did not exist (or was not tracked and not there) before.
     pub fn journal_edit(&self, path: &str, created: bool) -> Result<(), GitError> {
         let full = self.root.join(path);
-        let Ok(text) = std::fs::read_to_string(&full) else {
+        let Ok(bytes) = std::fs::read(&full) else {
             return Ok(());
         };
         let mut entries = self.journal_entries()?;
@@ -314,7 +315,7 @@ impl GitVcs {
         entries.retain(|e| e.path != path);
         entries.push(JournalEntry {
             path: path.to_owned(),
-            written: content_hash(&text),
+            written: content_hash(&bytes),
             created: created || was_created,
         });
         self.write_journal(&entries)
@@ -323,7 +324,7 @@ impl GitVcs {
     /// Whether `path` holds exactly what the tool last wrote there (its own uncommitted edit),
     /// not something of the user's.
     pub fn is_own_edit(&self, path: &str) -> Result<bool, GitError> {
-        let now = std::fs::read_to_string(self.root.join(path)).ok();
+        let now = std::fs::read(self.root.join(path)).ok();
         Ok(self
             .journal_entries()?
             .iter()
@@ -352,7 +353,7 @@ impl GitVcs {
                 continue;
             }
             let full = self.root.join(&entry.path);
-            let now = std::fs::read_to_string(&full).ok();
+            let now = std::fs::read(&full).ok();
             if now.as_deref().map(content_hash) == Some(entry.written.clone()) {
                 if entry.created {
                     std::fs::remove_file(&full).map_err(GitError::Spawn)?;
@@ -847,7 +848,7 @@ impl review_core::ports::Vcs for GitVcs {
         entries.retain(|e| e.path != path);
         entries.push(JournalEntry {
             path: path.to_owned(),
-            written: content_hash(contents),
+            written: content_hash(contents.as_bytes()),
             created,
         });
         self.write_journal(&entries).map_err(vcs_error)?;
