@@ -198,7 +198,7 @@ async fn followup_pr() -> (Attack, PathBuf) {
             )],
         )
     });
-    let head = pr.head_sha.clone();
+    let head = pr.head_sha;
     a.github
         .update_pull_request(&crate::attack_harness::repo(), 1, |pr| {
             pr.reviews.push(Review {

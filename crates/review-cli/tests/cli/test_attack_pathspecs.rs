@@ -397,3 +397,91 @@ async fn attack_the_loop_commits_the_files_its_fixer_created() {
     );
     assert_eq!(a.status(), "?? .env.local");
 }
+
+/// Attack (1, the untracked-files rule): the user keeps an untracked binary file, an edited
+/// binary tracked file and an untracked symbolic link to a directory outside the clone, and
+/// the fixer adds a binary fixture with its edit. Safe: the fixer still runs and its fix (the
+/// fixture included) is committed; the user's files are read as they are (bytes, link targets),
+/// never followed out of the clone, never staged, and left untouched.
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_binary_files_and_outward_links_of_the_users_do_not_stop_or_leak_into_a_fix() {
+    let a = Attack::with_files(&[("src/lib.rs", CODE)]).await;
+    let blob = |n: u8| -> Vec<u8> { vec![0xff, 0xfe, 0x00, n, 0x80] };
+    std::fs::write(a.work.join("logo.png"), blob(1)).unwrap();
+    crate::common::git(&a.work, &["add", "logo.png"]);
+    crate::common::commit(&a.work, "logo");
+    a.push();
+    a.open_pr(|b| {
+        b.thread(
+            "BUG",
+            "src/lib.rs",
+            3,
+            &[(
+                bot("cursor"),
+                &bugbot("Unchecked unwrap panics", UNWRAP_FIX),
+            )],
+        )
+    });
+    std::fs::write(a.work.join("logo.png"), blob(2)).unwrap();
+    std::fs::write(a.work.join("dump.bin"), blob(3)).unwrap();
+    let outside = a.outside("shared-data");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("big.csv"), "a,b\n").unwrap();
+    std::os::unix::fs::symlink(&outside, a.work.join("data")).unwrap();
+    let fixer = "sed -i 's/get().unwrap()/get()?/' src/lib.rs && mkdir -p tests && printf '\\377\\000fixture' > tests/fixture.bin";
+
+    let (out, report) = a.apply(&["--fixer-cmd", fixer]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let bug = entry(&report, "BUG");
+    assert_eq!(bug.outcome, Outcome::Actioned, "{bug:?}");
+    assert_eq!(
+        a.files_of(&bug.commit.as_ref().unwrap().0),
+        ["src/lib.rs", "tests/fixture.bin"]
+    );
+    assert_eq!(std::fs::read(a.work.join("logo.png")).unwrap(), blob(2));
+    assert_eq!(std::fs::read(a.work.join("dump.bin")).unwrap(), blob(3));
+    assert_eq!(std::fs::read_link(a.work.join("data")).unwrap(), outside);
+    assert_eq!(
+        std::fs::read_to_string(outside.join("big.csv")).unwrap(),
+        "a,b\n"
+    );
+    assert_eq!(a.status(), "M logo.png\n?? data\n?? dump.bin");
+    assert!(!a.state_file("journal").exists(), "every edit committed");
+}
+
+/// Attack (1, the untracked-files rule): a failing fixer overwrites the user's untracked binary
+/// file and points the user's link somewhere else. Safe: both are put back exactly (the bytes,
+/// the link's own target: a link is restored as a link, never written through), nothing is
+/// committed.
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_a_failed_fixer_gets_the_users_binary_file_and_link_put_back() {
+    let a = Attack::with_files(&[("src/lib.rs", CODE)]).await;
+    a.open_pr(|b| {
+        b.thread(
+            "BUG",
+            "src/lib.rs",
+            3,
+            &[(
+                bot("cursor"),
+                &bugbot("Unchecked unwrap panics", UNWRAP_FIX),
+            )],
+        )
+    });
+    let blob = vec![0xff, 0xfe, 0x00, 0x80];
+    std::fs::write(a.work.join("dump.bin"), &blob).unwrap();
+    let outside = a.outside("shared-data");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, a.work.join("data")).unwrap();
+    let fixer = "sed -i 's/get().unwrap()/get()?/' src/lib.rs; printf 'text' > dump.bin; rm data; ln -s /etc data; exit 1";
+
+    let (out, report) = a.apply(&["--fixer-cmd", fixer]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let bug = entry(&report, "BUG");
+    assert_eq!(bug.outcome, Outcome::Deferred, "{bug:?}");
+    assert!(bug.reason.contains("undone"), "{bug:?}");
+    assert_eq!(std::fs::read(a.work.join("dump.bin")).unwrap(), blob);
+    assert_eq!(std::fs::read_link(a.work.join("data")).unwrap(), outside);
+    assert_eq!(a.read("src/lib.rs").as_deref(), Some(CODE));
+    assert_eq!(a.status(), "?? data\n?? dump.bin");
+    assert_eq!(a.commits(), 2);
+}
