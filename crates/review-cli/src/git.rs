@@ -416,7 +416,18 @@ impl GitVcs {
         let names = self.run(&["diff", "--name-only", "-z", from, to])?;
         let mut changed = Vec::new();
         for path in names.split('\0').filter(|p| !p.is_empty()) {
-            let diff = self.run(&["diff", "-w", "--ignore-blank-lines", from, to, "--", path])?;
+            let diff = self.run(&[
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                "-w",
+                "--ignore-blank-lines",
+                from,
+                to,
+                "--",
+                path,
+            ])?;
             if diff.lines().any(|l| l.starts_with("@@"))
                 || self
                     .run(&["cat-file", "-e", &format!("{to}:{path}")])
@@ -662,7 +673,17 @@ impl GitVcs {
             .collect();
         let mut text = String::new();
         if !tracked.is_empty() {
-            let mut args = vec!["diff", "HEAD", "--"];
+            // A patch whatever the user's diff settings: no colour, no external diff tool, no
+            // text conversion; binary changes as binary patches.
+            let mut args = vec![
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--binary",
+                "HEAD",
+                "--",
+            ];
             args.extend(&tracked);
             text.push_str(&self.run(&args)?);
             text.push('\n');
