@@ -189,8 +189,9 @@ async fn attack_a_second_fix_touching_a_denied_path_never_ships() {
 /// VALID finding and a CONFLICTS_WITH_RULE one with a fix sketch ("renamed the variable
 /// instead"), while the user has uncommitted work in another file. Safe: the round's edits are
 /// saved as a patch under the git common dir (its path printed) and undone in the tool's files
-/// only; both fixes are escalated; no reply claims a fix and nothing is resolved; the next poll
-/// runs the fixer on neither again.
+/// only (a patch `git apply` takes back, whatever the user's diff settings); both fixes are
+/// escalated; no reply claims a fix and nothing is resolved; the next poll runs the fixer on
+/// neither again.
 #[tokio::test(flavor = "multi_thread")]
 async fn attack_a_failed_check_leaves_no_claim_and_no_edit_behind() {
     let a = Attack::with_files(&[
@@ -217,6 +218,10 @@ async fn attack_a_failed_check_leaves_no_claim_and_no_edit_behind() {
         )
     });
     a.write("notes.md", "my unsaved work\n");
+    // The user's own diff settings (a colour forced on, an external diff tool) do not get into
+    // the saved patch.
+    crate::common::git(&a.work, &["config", "color.diff", "always"]);
+    crate::common::git(&a.work, &["config", "diff.external", "false"]);
     let triager = a.sh(
         "triage.sh",
         r#"input=$(cat)
@@ -298,6 +303,24 @@ esac
     assert_eq!(a.read("notes.md").as_deref(), Some("my unsaved work\n"));
     assert_eq!(a.status(), "M notes.md");
     assert_eq!(a.commits(), 2, "nothing committed");
+
+    // The patch takes the round's edits back.
+    let applied = std::process::Command::new("git")
+        .args(["apply", patch.to_str().unwrap()])
+        .current_dir(&a.work)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(
+        applied.status.success(),
+        "{}\n{text}",
+        String::from_utf8_lossy(&applied.stderr)
+    );
+    assert_eq!(a.read("src/cache.rs").as_deref(), Some("let cache = 2;\n"));
+    assert_eq!(a.read("src/lib.rs").as_deref(), Some("let value = 1;\n"));
+    assert_eq!(a.read("tests/cache.rs").as_deref(), Some("test\n"));
+    crate::common::git(&a.work, &["checkout", "--", "src"]);
+    std::fs::remove_dir_all(a.work.join("tests")).unwrap();
 
     // Escalated; nothing claims the fix on GitHub.
     let d = a.decisions();
