@@ -485,3 +485,60 @@ async fn attack_a_failed_fixer_gets_the_users_binary_file_and_link_put_back() {
     assert_eq!(a.status(), "?? data\n?? dump.bin");
     assert_eq!(a.commits(), 2);
 }
+
+/// Attack (1, the untracked-files rule, follow-up): the user keeps an untracked `.env.local`
+/// and the follow-up's coding agent, working in the clone, commits with `git add -A`. Safe: a
+/// commit of the agent's that adds a file the user had before it ran is not counted as done (no
+/// completion reply is recorded); it is left for the user to inspect.
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_a_followup_agent_committing_the_users_untracked_file_is_not_done() {
+    let a = Attack::with_files(&[("src/cache.rs", "// cache\n")]).await;
+    a.open_pr(|b| {
+        b.thread(
+            "CACHE",
+            "src/cache.rs",
+            1,
+            &[(
+                bot("coderabbitai"),
+                "**Unbounded cache.** Entries are never evicted.",
+            )],
+        )
+    });
+    a.write(".env.local", "API_KEY=sk-mine-0001\n");
+    std::fs::write(
+        a.outside("answers.json"),
+        r#"{"status": "submitted", "issues": {"CACHE": {"instruction": "fix the eviction", "autoResolve": true}}}"#,
+    )
+    .unwrap();
+    let agent = a.sh(
+        "agent.sh",
+        "echo '// evicts' >> src/cache.rs\ngit add -A\ngit commit -q -m 'fix: evict'\n",
+    );
+    let answers = a.outside("answers.json");
+    let out = a.on_pr(
+        "followup",
+        &[
+            "--answers",
+            answers.to_str().unwrap(),
+            "--yes",
+            "--agent-cmd",
+            &agent,
+        ],
+    );
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        a.files_of("HEAD"),
+        [".env.local", "src/cache.rs"],
+        "the agent's commit"
+    );
+    assert!(out.stderr.contains(".env.local"), "{}", out.stderr);
+    assert!(out.stdout.contains("completed: 0"), "{}", out.stdout);
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.state_file("followup")).unwrap()).unwrap();
+    assert_eq!(
+        state["completions"],
+        serde_json::json!([]),
+        "no completion recorded: {state}"
+    );
+    assert!(!out.stderr.contains("push, then run"), "{}", out.stderr);
+}
