@@ -7,7 +7,9 @@
 //! - `-c core.hooksPath=<an empty directory>` (unless the user opted in with `--run-hooks` or
 //!   `run-hooks = true` in their own config): hooks come from the pull request's tree with
 //!   husky, lefthook or pre-commit, so running them would run the PR's code;
-//! - `-c core.fsmonitor=false`: a monitor command is another way to run code on `git status`.
+//! - `-c core.fsmonitor=false`: a monitor command is another way to run code on `git status`;
+//! - no token variables in its environment, but for a push (which may need one for the
+//!   credential helper): hooks the user opted into, and whatever else git runs, see none.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -94,6 +96,9 @@ pub fn cleanup() {
 /// The `git` command with the options every call gets (see the module's documentation).
 fn git_command(dir: &Path) -> Result<Command, GitError> {
     let mut cmd = Command::new("git");
+    for var in crate::command::token_variables() {
+        cmd.env_remove(var);
+    }
     cmd.arg("--literal-pathspecs")
         .args(["-c", "core.fsmonitor=false"])
         .current_dir(dir)
@@ -107,7 +112,16 @@ fn git_command(dir: &Path) -> Result<Command, GitError> {
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
-    let out = git_command(dir)?
+    let mut cmd = git_command(dir)?;
+    if args.first() == Some(&"push") {
+        // A push may authenticate through a credential helper that reads the token.
+        for var in crate::command::token_variables() {
+            if let Some(value) = std::env::var_os(var) {
+                cmd.env(var, value);
+            }
+        }
+    }
+    let out = cmd
         .args(args)
         .stdin(Stdio::null())
         .output()
