@@ -263,3 +263,40 @@ async fn attack_followup_worktrees_run_none_of_the_prs_hooks() {
         }
     }
 }
+
+/// Attack (3 with 19): the user opts into hooks (`--run-hooks`) and the PR's `pre-commit`
+/// hook dumps its environment while the token variables are set. Safe: the hook runs (the
+/// user asked for that) but gets no token: only a push may need one.
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_hooks_the_user_opted_into_get_no_token() {
+    let (a, marker) = hooked_pr().await;
+    let dump = a.outside("hook.env");
+    script(
+        &a.work.join(".husky/pre-commit"),
+        &format!("env > '{}'\n", dump.display()),
+    );
+    let secrets = [
+        ("GH_TOKEN", "ghp_GHTOKENsecret0001"),
+        ("GITHUB_TOKEN", "ghp_GITHUBTOKENsecret0002"),
+        ("GH_ENTERPRISE_TOKEN", "ghe_ENTERPRISEsecret0003"),
+    ];
+    let out = a.run_with(
+        &[
+            "triage",
+            "1",
+            "--repo",
+            "acme/widgets",
+            "--apply",
+            "--json",
+            "--run-hooks",
+        ],
+        &secrets,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(ran(&marker).iter().any(|r| r == "husky commit-msg"));
+    let env = std::fs::read_to_string(&dump).unwrap();
+    assert!(env.contains("PATH="), "{env}");
+    for (name, value) in secrets {
+        assert!(!env.contains(value), "the hook sees {name}");
+    }
+}
