@@ -702,24 +702,33 @@ impl GitVcs {
             text.push_str(&self.run(&args)?);
             text.push('\n');
         }
+        // Each file the tool created, in full, as git writes a new file's patch (a binary one
+        // as a binary patch). `diff --no-index` answers 1 when the files differ.
         for e in entries.iter().filter(|e| e.created) {
-            let Ok(content) = std::fs::read_to_string(self.root.join(&e.path)) else {
+            if !self.root.join(&e.path).is_file() {
                 continue;
-            };
-            let lines: Vec<&str> = content.lines().collect();
-            text.push_str(&format!(
-                "diff --git a/{p} b/{p}\nnew file mode 100644\n--- /dev/null\n+++ b/{p}\n@@ -0,0 +1,{} @@\n",
-                lines.len(),
-                p = e.path
-            ));
-            for line in &lines {
-                text.push('+');
-                text.push_str(line);
-                text.push('\n');
             }
-            if !content.ends_with('\n') && !content.is_empty() {
-                text.push_str("\\ No newline at end of file\n");
+            let out = git_command(&self.root)?
+                .args([
+                    "diff",
+                    "--no-index",
+                    "--no-color",
+                    "--no-ext-diff",
+                    "--no-textconv",
+                    "--binary",
+                    "--",
+                    "/dev/null",
+                    &e.path,
+                ])
+                .output()
+                .map_err(GitError::Spawn)?;
+            if !matches!(out.status.code(), Some(0 | 1)) {
+                return Err(GitError::Failed {
+                    args: format!("diff --no-index -- /dev/null {}", e.path),
+                    message: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+                });
             }
+            text.push_str(&String::from_utf8_lossy(&out.stdout));
         }
         Ok(text)
     }
