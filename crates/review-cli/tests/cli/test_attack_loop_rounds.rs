@@ -239,7 +239,8 @@ esac
 echo run >> '{runs}'
 case "$input" in
   *'"path":"src/lib.rs"'*) sed -i 's/tmp/value/' src/lib.rs ;;
-  *) echo 'let cache = 2;' > src/cache.rs; mkdir -p tests; echo 'test' > tests/cache.rs ;;
+  *) echo 'let cache = 2;' > src/cache.rs; mkdir -p tests; echo 'test' > tests/cache.rs
+     printf '\377\000fixture' > tests/fixture.bin ;;
 esac
 "#,
             runs = runs.display()
@@ -300,6 +301,7 @@ esac
         None,
         "the file the fixer created is removed"
     );
+    assert!(!a.work.join("tests/fixture.bin").exists());
     assert_eq!(a.read("notes.md").as_deref(), Some("my unsaved work\n"));
     assert_eq!(a.status(), "M notes.md");
     assert_eq!(a.commits(), 2, "nothing committed");
@@ -319,6 +321,11 @@ esac
     assert_eq!(a.read("src/cache.rs").as_deref(), Some("let cache = 2;\n"));
     assert_eq!(a.read("src/lib.rs").as_deref(), Some("let value = 1;\n"));
     assert_eq!(a.read("tests/cache.rs").as_deref(), Some("test\n"));
+    assert_eq!(
+        std::fs::read(a.work.join("tests/fixture.bin")).unwrap(),
+        b"\xff\x00fixture",
+        "a binary file the fixer created is in the patch too"
+    );
     crate::common::git(&a.work, &["checkout", "--", "src"]);
     std::fs::remove_dir_all(a.work.join("tests")).unwrap();
 
