@@ -218,6 +218,22 @@ fn content_hash(bytes: &[u8]) -> String {
     format!("{hash:016x}")
 }
 
+/// What the journal hashes for the file at `full`: a regular file's bytes, a symbolic link's
+/// target (never followed: it may lead to `/dev/zero` or out of the work tree), else nothing.
+fn held_bytes(full: &Path) -> Option<Vec<u8>> {
+    let meta = std::fs::symlink_metadata(full).ok()?;
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(full).ok()?;
+        let mut bytes = b"symlink:".to_vec();
+        bytes.extend(target.as_os_str().as_encoded_bytes());
+        Some(bytes)
+    } else if meta.is_file() {
+        std::fs::read(full).ok()
+    } else {
+        None
+    }
+}
+
 /// The trailer that names the thread a fix commit answers.
 pub const THREAD_TRAILER: &str = "Review-Thread:";
 
@@ -321,7 +337,7 @@ impl GitVcs {
     /// `created` when the file did not exist (or was not tracked and not there) before.
     pub fn journal_edit(&self, path: &str, created: bool) -> Result<(), GitError> {
         let full = self.root.join(path);
-        let Ok(bytes) = std::fs::read(&full) else {
+        let Some(bytes) = held_bytes(&full) else {
             return Ok(());
         };
         let mut entries = self.journal_entries()?;
@@ -338,7 +354,7 @@ impl GitVcs {
     /// Whether `path` holds exactly what the tool last wrote there (its own uncommitted edit),
     /// not something of the user's.
     pub fn is_own_edit(&self, path: &str) -> Result<bool, GitError> {
-        let now = std::fs::read(self.root.join(path)).ok();
+        let now = held_bytes(&self.root.join(path));
         Ok(self
             .journal_entries()?
             .iter()
@@ -367,7 +383,7 @@ impl GitVcs {
                 continue;
             }
             let full = self.root.join(&entry.path);
-            let now = std::fs::read(&full).ok();
+            let now = held_bytes(&full);
             if now.as_deref().map(content_hash) == Some(entry.written.clone()) {
                 if entry.created {
                     std::fs::remove_file(&full).map_err(GitError::Spawn)?;
