@@ -542,3 +542,72 @@ async fn attack_a_followup_agent_committing_the_users_untracked_file_is_not_done
     );
     assert!(!out.stderr.contains("push, then run"), "{}", out.stderr);
 }
+
+/// Attack (1, the untracked-files rule): besides its edit, the fixer creates links to a named
+/// pipe outside the clone (opening it blocks until someone writes), to `/dev/zero` (reading it
+/// never ends) and to a directory outside the clone. Safe: links are never followed, so the
+/// run ends; a fix holding a link out of the clone is not committed and its edit is undone.
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_a_fixer_creating_links_out_of_the_clone_is_never_followed_or_committed() {
+    let a = Attack::with_files(&[("src/lib.rs", CODE)]).await;
+    a.open_pr(|b| {
+        b.thread(
+            "BUG",
+            "src/lib.rs",
+            3,
+            &[(
+                bot("cursor"),
+                &bugbot("Unchecked unwrap panics", UNWRAP_FIX),
+            )],
+        )
+    });
+    let fifo = a.outside("fifo");
+    let fixer = format!(
+        "sed -i 's/get().unwrap()/get()?/' src/lib.rs; mkfifo '{fifo}'; ln -s '{fifo}' pipe; ln -s /dev/zero zero; ln -s /etc etc",
+        fifo = fifo.display()
+    );
+    let mut child = a
+        .command(
+            &[
+                "triage",
+                "1",
+                "--repo",
+                "acme/widgets",
+                "--apply",
+                "--json",
+                "--fixer-cmd",
+                &fixer,
+            ],
+            &[],
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the run hung on a link it followed");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let report: review_core::report::Report = serde_json::from_slice(&out.stdout).unwrap();
+    let bug = entry(&report, "BUG");
+    assert_eq!(bug.outcome, Outcome::Deferred, "{bug:?}");
+    assert!(
+        bug.reason.contains("leads outside the work tree"),
+        "{bug:?}"
+    );
+    assert_eq!(a.commits(), 2, "nothing committed");
+    assert_eq!(
+        a.read("src/lib.rs").as_deref(),
+        Some(CODE),
+        "its edit undone"
+    );
+    assert_eq!(a.staged(), "");
+}
