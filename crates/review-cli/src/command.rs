@@ -90,7 +90,8 @@ fn passes_token(kind: Kind) -> bool {
     PASS.get().is_some_and(|(pass, _)| pass.contains(&kind))
 }
 
-fn token_variables() -> impl Iterator<Item = &'static str> {
+/// The environment variables that hold tokens: the well-known ones and the user's own.
+pub(crate) fn token_variables() -> impl Iterator<Item = &'static str> {
     TOKEN_VARIABLES.iter().copied().chain(
         PASS.get()
             .map(|(_, extra)| extra.iter().map(String::as_str))

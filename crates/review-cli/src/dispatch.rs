@@ -4,7 +4,9 @@
 //! The agent's commits are checked against the deny list ([`review_core::plan::is_denied`]:
 //! the default paths and the configured ones) before they count: in a worktree, a commit that
 //! touches a deny-listed path is not merged; in the clone, it is left for the user to inspect and
-//! its task fails (no completion reply is recorded).
+//! its task fails (no completion reply is recorded). In the clone, a commit that adds one of the
+//! user's untracked files (there before the agent ran: `.env.local`, say) fails its task the
+//! same way.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -49,9 +51,15 @@ fn run_one(
         .map_err(|e| e.to_string())
 }
 
-/// Why `commits` may not count, if one of them touches a path on `denied` (or cannot be read):
-/// the first such commit and path.
-fn denied_in(vcs: &GitVcs, commits: &[String], denied: &[String]) -> Option<String> {
+/// Why `commits` may not count, if one of them touches a path on `denied`, or one of `theirs`
+/// (the user's untracked files from before the agent ran: never committed on a task's account),
+/// or cannot be read: the first such commit and path.
+fn denied_in(
+    vcs: &GitVcs,
+    commits: &[String],
+    denied: &[String],
+    theirs: &[String],
+) -> Option<String> {
     for commit in commits {
         let short = commit.get(..7).unwrap_or(commit);
         match vcs.paths_changed_by(commit) {
@@ -59,6 +67,12 @@ fn denied_in(vcs: &GitVcs, commits: &[String], denied: &[String]) -> Option<Stri
                 if let Some(path) = paths.iter().find(|p| is_denied(p, denied)) {
                     return Some(format!(
                         "the agent's commit {short} touches {}, a deny-listed path",
+                        visible_line(path)
+                    ));
+                }
+                if let Some(path) = paths.iter().find(|p| theirs.contains(p)) {
+                    return Some(format!(
+                        "the agent's commit {short} adds {}, a file of yours that was not tracked before it ran",
                         visible_line(path)
                     ));
                 }
@@ -73,7 +87,7 @@ fn denied_in(vcs: &GitVcs, commits: &[String], denied: &[String]) -> Option<Stri
 /// of them touches a path on `denied`.
 pub fn denied_commit(vcs: &GitVcs, from: &str, to: &str, denied: &[String]) -> Option<String> {
     match vcs.commits_between(from, to) {
-        Ok(commits) => denied_in(vcs, &commits, denied)
+        Ok(commits) => denied_in(vcs, &commits, denied, &[])
             .map(|why| format!("{why}; left in place for you to inspect, not counted as done")),
         Err(e) => Some(format!("cannot read the agent's commits: {e}")),
     }
@@ -128,10 +142,12 @@ pub fn run_tasks(
                     Err(e) => Err(e.to_string()),
                     Ok(base) => {
                         record(TaskEvent::Started(i, &base));
+                        // The untracked files there before the agent ran are the user's.
+                        let theirs = vcs.untracked().unwrap_or_default();
                         run_one(vcs, agent, timeout, d, &task_file(i)).and_then(|commits| {
                             if commits.is_empty() {
                                 Ok(None)
-                            } else if let Some(why) = denied_in(vcs, &commits, denied) {
+                            } else if let Some(why) = denied_in(vcs, &commits, denied, &theirs) {
                                 Err(format!(
                                     "{why}; left in place for you to inspect, not counted as done"
                                 ))
@@ -241,7 +257,7 @@ fn team(
             if commits.is_empty() {
                 return Ok(None);
             }
-            if let Some(why) = denied_in(vcs, &commits, denied) {
+            if let Some(why) = denied_in(vcs, &commits, denied, &[]) {
                 return Err(format!("{why}: not merged"));
             }
             vcs.cherry_pick(&commits).map_err(|e| {

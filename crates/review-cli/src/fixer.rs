@@ -17,6 +17,7 @@
 //! its time limit is a failed fix.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -85,20 +86,95 @@ impl CommandFixer {
     }
 }
 
-/// The working tree's changed files with their contents: tracked files with changes (`None`
-/// for a deleted one) and untracked files that are not ignored.
-fn tree_state(vcs: &GitVcs) -> Result<BTreeMap<String, Option<String>>, String> {
+/// What one path of the working tree holds, as a fixer run is judged by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Held {
+    /// A regular file's bytes (whatever they are: a binary file is a file like any other).
+    File(Vec<u8>),
+    /// A symbolic link's target: read, never followed (it may lead out of the work tree).
+    Link(PathBuf),
+    /// Something the tool neither reads nor restores (a directory such as a nested repository,
+    /// an unreadable file, a path behind a symbolic link): never counted as edited.
+    Opaque,
+}
+
+/// Whether a directory on the way from `root` to `path` is a symbolic link (or is not there
+/// as a directory): what lies behind it is not the work tree's.
+fn behind_a_link(root: &Path, path: &str) -> bool {
+    let mut dir = root.to_path_buf();
+    let parts: Vec<&str> = path.trim_end_matches('/').split('/').collect();
+    for part in &parts[..parts.len().saturating_sub(1)] {
+        if part.is_empty() || *part == "." || *part == ".." {
+            return true;
+        }
+        dir.push(part);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(meta) if meta.is_dir() => {}
+            _ => return true,
+        }
+    }
+    false
+}
+
+/// What `path` holds now (`None`: nothing), without following a symbolic link.
+fn held(root: &Path, path: &str) -> Option<Held> {
+    if path.starts_with('/') || behind_a_link(root, path) {
+        return Some(Held::Opaque);
+    }
+    let full = root.join(path);
+    let meta = match std::fs::symlink_metadata(&full) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(_) => return Some(Held::Opaque),
+    };
+    let ty = meta.file_type();
+    Some(if ty.is_symlink() {
+        std::fs::read_link(&full).map_or(Held::Opaque, Held::Link)
+    } else if ty.is_file() {
+        std::fs::read(&full).map_or(Held::Opaque, Held::File)
+    } else {
+        Held::Opaque
+    })
+}
+
+/// Puts `held` back at `path` (what it held before a fixer ran). Nothing is written behind a
+/// symbolic link, and an opaque entry is left as it is.
+fn put_back(root: &Path, path: &str, held: Option<&Held>) -> Result<(), String> {
+    if path.starts_with('/') || behind_a_link(root, path) {
+        return Err(format!("{path} lies behind a symbolic link; left as it is"));
+    }
+    let full = root.join(path);
+    let clear = || match std::fs::symlink_metadata(&full) {
+        Ok(meta) if !meta.is_dir() => std::fs::remove_file(&full),
+        _ => Ok(()),
+    };
+    let result = match held {
+        Some(Held::Opaque) => return Ok(()),
+        None => clear(),
+        Some(Held::File(bytes)) => clear().and_then(|()| std::fs::write(&full, bytes)),
+        Some(Held::Link(target)) => {
+            clear().and_then(|()| std::os::unix::fs::symlink(target, &full))
+        }
+    };
+    result.map_err(|e| format!("cannot put back {path}: {e}"))
+}
+
+/// The working tree's changed paths with what they hold: tracked files with changes (`None`
+/// for a deleted one) and untracked files that are not ignored. Files are compared by their
+/// bytes and links by their targets, so a binary file or a link out of the work tree of the
+/// user's neither stops a fixer nor is followed.
+fn tree_state(vcs: &GitVcs) -> Result<BTreeMap<String, Option<Held>>, String> {
     let mut paths = vcs.dirty_paths().map_err(|e| e.to_string())?;
     paths.extend(vcs.untracked().map_err(|e| e.to_string())?);
     paths.sort();
     paths.dedup();
-    paths
+    Ok(paths
         .into_iter()
         .map(|p| {
-            let content = vcs.read_file(&p).map_err(|e| e.to_string())?;
-            Ok((p, content))
+            let now = held(vcs.root(), &p);
+            (p, now)
         })
-        .collect()
+        .collect())
 }
 
 /// What a fixer command did to the working tree.
@@ -113,7 +189,7 @@ pub struct Edits {
     pub created: Vec<String>,
     /// What the edited files held before it ran, for the ones that had changes then (tracked
     /// and clean files are put back from git, created ones removed).
-    before: BTreeMap<String, Option<String>>,
+    before: BTreeMap<String, Option<Held>>,
     /// Those of the edited files that held the tool's own earlier edit before it ran.
     own_before: Vec<String>,
 }
@@ -161,13 +237,14 @@ pub fn run_fixer(
 /// What changed in the working tree since `before`, journaling the run's own edits.
 fn edits_since(
     vcs: &GitVcs,
-    before: &BTreeMap<String, Option<String>>,
+    before: &BTreeMap<String, Option<Held>>,
     mut own_before: Vec<String>,
 ) -> Result<Edits, String> {
     let after = tree_state(vcs)?;
     let untracked_after = vcs.untracked().map_err(|e| e.to_string())?;
     let mut edited: Vec<String> = after
         .iter()
+        .filter(|(_, now)| !matches!(now, Some(Held::Opaque)))
         .filter(|(path, content)| before.get(*path) != Some(*content))
         .map(|(path, _)| path.clone())
         .collect();
@@ -225,15 +302,7 @@ pub fn undo(vcs: &GitVcs, edits: &Edits) -> Result<(), String> {
     }
     // What had changes before (the user's work, or the tool's own earlier edit): written back.
     for (path, content) in &edits.before {
-        let full = vcs.root().join(path);
-        match content {
-            Some(text) => {
-                std::fs::write(&full, text).map_err(|e| format!("cannot put back {path}: {e}"))?;
-            }
-            None => {
-                let _ = std::fs::remove_file(&full);
-            }
-        }
+        put_back(vcs.root(), path, content.as_ref())?;
         if edits.own_before.contains(path) {
             vcs.journal_edit(path, false).map_err(|e| e.to_string())?;
         }

@@ -7,7 +7,9 @@
 //! - `-c core.hooksPath=<an empty directory>` (unless the user opted in with `--run-hooks` or
 //!   `run-hooks = true` in their own config): hooks come from the pull request's tree with
 //!   husky, lefthook or pre-commit, so running them would run the PR's code;
-//! - `-c core.fsmonitor=false`: a monitor command is another way to run code on `git status`.
+//! - `-c core.fsmonitor=false`: a monitor command is another way to run code on `git status`;
+//! - no token variables in its environment, but for a push (which may need one for the
+//!   credential helper): hooks the user opted into, and whatever else git runs, see none.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -94,6 +96,9 @@ pub fn cleanup() {
 /// The `git` command with the options every call gets (see the module's documentation).
 fn git_command(dir: &Path) -> Result<Command, GitError> {
     let mut cmd = Command::new("git");
+    for var in crate::command::token_variables() {
+        cmd.env_remove(var);
+    }
     cmd.arg("--literal-pathspecs")
         .args(["-c", "core.fsmonitor=false"])
         .current_dir(dir)
@@ -107,7 +112,16 @@ fn git_command(dir: &Path) -> Result<Command, GitError> {
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
-    let out = git_command(dir)?
+    let mut cmd = git_command(dir)?;
+    if args.first() == Some(&"push") {
+        // A push may authenticate through a credential helper that reads the token.
+        for var in crate::command::token_variables() {
+            if let Some(value) = std::env::var_os(var) {
+                cmd.env(var, value);
+            }
+        }
+    }
+    let out = cmd
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -212,14 +226,31 @@ pub struct JournalEntry {
     pub created: bool,
 }
 
-/// A stable hash of a file's content (FNV-1a, 64 bits).
-fn content_hash(text: &str) -> String {
+/// A stable hash of a file's content (FNV-1a, 64 bits), of its bytes (a binary file is hashed
+/// like any other).
+fn content_hash(bytes: &[u8]) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in text.bytes() {
+    for &byte in bytes {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
     }
     format!("{hash:016x}")
+}
+
+/// What the journal hashes for the file at `full`: a regular file's bytes, a symbolic link's
+/// target (never followed: it may lead to `/dev/zero` or out of the work tree), else nothing.
+fn held_bytes(full: &Path) -> Option<Vec<u8>> {
+    let meta = std::fs::symlink_metadata(full).ok()?;
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(full).ok()?;
+        let mut bytes = b"symlink:".to_vec();
+        bytes.extend(target.as_os_str().as_encoded_bytes());
+        Some(bytes)
+    } else if meta.is_file() {
+        std::fs::read(full).ok()
+    } else {
+        None
+    }
 }
 
 /// The trailer that names the thread a fix commit answers.
@@ -325,7 +356,7 @@ impl GitVcs {
     /// `created` when the file did not exist (or was not tracked and not there) before.
     pub fn journal_edit(&self, path: &str, created: bool) -> Result<(), GitError> {
         let full = self.root.join(path);
-        let Ok(text) = std::fs::read_to_string(&full) else {
+        let Some(bytes) = held_bytes(&full) else {
             return Ok(());
         };
         let mut entries = self.journal_entries()?;
@@ -333,7 +364,7 @@ impl GitVcs {
         entries.retain(|e| e.path != path);
         entries.push(JournalEntry {
             path: path.to_owned(),
-            written: content_hash(&text),
+            written: content_hash(&bytes),
             created: created || was_created,
         });
         self.write_journal(&entries)
@@ -342,7 +373,7 @@ impl GitVcs {
     /// Whether `path` holds exactly what the tool last wrote there (its own uncommitted edit),
     /// not something of the user's.
     pub fn is_own_edit(&self, path: &str) -> Result<bool, GitError> {
-        let now = std::fs::read_to_string(self.root.join(path)).ok();
+        let now = held_bytes(&self.root.join(path));
         Ok(self
             .journal_entries()?
             .iter()
@@ -371,7 +402,7 @@ impl GitVcs {
                 continue;
             }
             let full = self.root.join(&entry.path);
-            let now = std::fs::read_to_string(&full).ok();
+            let now = held_bytes(&full);
             if now.as_deref().map(content_hash) == Some(entry.written.clone()) {
                 if entry.created {
                     std::fs::remove_file(&full).map_err(GitError::Spawn)?;
@@ -434,7 +465,18 @@ impl GitVcs {
         let names = self.run(&["diff", "--name-only", "-z", from, to])?;
         let mut changed = Vec::new();
         for path in names.split('\0').filter(|p| !p.is_empty()) {
-            let diff = self.run(&["diff", "-w", "--ignore-blank-lines", from, to, "--", path])?;
+            let diff = self.run(&[
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                "-w",
+                "--ignore-blank-lines",
+                from,
+                to,
+                "--",
+                path,
+            ])?;
             if diff.lines().any(|l| l.starts_with("@@"))
                 || self
                     .run(&["cat-file", "-e", &format!("{to}:{path}")])
@@ -680,29 +722,48 @@ impl GitVcs {
             .collect();
         let mut text = String::new();
         if !tracked.is_empty() {
-            let mut args = vec!["diff", "HEAD", "--"];
+            // A patch whatever the user's diff settings: no colour, no external diff tool, no
+            // text conversion; binary changes as binary patches.
+            let mut args = vec![
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--binary",
+                "HEAD",
+                "--",
+            ];
             args.extend(&tracked);
             text.push_str(&self.run(&args)?);
             text.push('\n');
         }
+        // Each file the tool created, in full, as git writes a new file's patch (a binary one
+        // as a binary patch). `diff --no-index` answers 1 when the files differ.
         for e in entries.iter().filter(|e| e.created) {
-            let Ok(content) = std::fs::read_to_string(self.root.join(&e.path)) else {
+            if !self.root.join(&e.path).is_file() {
                 continue;
-            };
-            let lines: Vec<&str> = content.lines().collect();
-            text.push_str(&format!(
-                "diff --git a/{p} b/{p}\nnew file mode 100644\n--- /dev/null\n+++ b/{p}\n@@ -0,0 +1,{} @@\n",
-                lines.len(),
-                p = e.path
-            ));
-            for line in &lines {
-                text.push('+');
-                text.push_str(line);
-                text.push('\n');
             }
-            if !content.ends_with('\n') && !content.is_empty() {
-                text.push_str("\\ No newline at end of file\n");
+            let out = git_command(&self.root)?
+                .args([
+                    "diff",
+                    "--no-index",
+                    "--no-color",
+                    "--no-ext-diff",
+                    "--no-textconv",
+                    "--binary",
+                    "--",
+                    "/dev/null",
+                    &e.path,
+                ])
+                .output()
+                .map_err(GitError::Spawn)?;
+            if !matches!(out.status.code(), Some(0 | 1)) {
+                return Err(GitError::Failed {
+                    args: format!("diff --no-index -- /dev/null {}", e.path),
+                    message: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+                });
             }
+            text.push_str(&String::from_utf8_lossy(&out.stdout));
         }
         Ok(text)
     }
@@ -866,7 +927,7 @@ impl review_core::ports::Vcs for GitVcs {
         entries.retain(|e| e.path != path);
         entries.push(JournalEntry {
             path: path.to_owned(),
-            written: content_hash(contents),
+            written: content_hash(contents.as_bytes()),
             created,
         });
         self.write_journal(&entries).map_err(vcs_error)?;

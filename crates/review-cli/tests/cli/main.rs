@@ -2,15 +2,21 @@
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 mod attack2_support;
+mod attack_harness;
 mod common;
 mod drill_support;
 mod test_action;
 mod test_apply;
 mod test_attack_audit_log;
+mod test_attack_commands;
 mod test_attack_deny_case;
 mod test_attack_gate_doors;
+mod test_attack_hooks;
+mod test_attack_loop_rounds;
 mod test_attack_mcp_args;
+mod test_attack_pathspecs;
 mod test_attack_stale_reads;
+mod test_attack_trailers;
 mod test_attack_writes_once;
 mod test_config;
 mod test_crash;
