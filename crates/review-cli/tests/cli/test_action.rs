@@ -1318,3 +1318,43 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// `review --version` says which commit and target a binary is (what the install checks, and
+/// what a bug report needs): the checkout's commit when built in git, else `unknown`.
+#[test]
+fn the_version_names_the_commit_and_the_target() {
+    let out = Command::new(env!("CARGO_BIN_EXE_review"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rest = text
+        .trim_end()
+        .strip_prefix(&format!("review {} (commit ", env!("CARGO_PKG_VERSION")))
+        .unwrap_or_else(|| panic!("{text}"));
+    let (commit, target) = rest
+        .strip_suffix(')')
+        .and_then(|r| r.split_once(", "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let head = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(workspace_root())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    match head {
+        Some(head) => assert!(head.starts_with(commit) && commit.len() == 12, "{text}"),
+        None => assert_eq!(commit, "unknown", "{text}"),
+    }
+    let arch = std::env::consts::ARCH;
+    let os = match std::env::consts::OS {
+        "macos" => "apple-darwin",
+        other => other,
+    };
+    assert!(
+        target.starts_with(arch) && target.contains(os),
+        "{text}: a {arch} {os} target"
+    );
+}
