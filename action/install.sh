@@ -9,7 +9,7 @@
 #
 # The release files are the ones cargo-dist makes (dist-workspace.toml):
 #   $REVIEW_RELEASES/vX.Y.Z/review-cli-TARGET.tar.gz          (review-cli-TARGET/review inside)
-#   $REVIEW_RELEASES/vX.Y.Z/review-cli-TARGET.tar.gz.sha256   ("HEX  *review-cli-TARGET.tar.gz")
+#   $REVIEW_RELEASES/vX.Y.Z/review-cli-TARGET.tar.gz.sha256   ("HEX *review-cli-TARGET.tar.gz")
 #
 # Runs under bash 3.2 too (macOS).
 set -euo pipefail
@@ -74,7 +74,7 @@ fetch() {
   local redirects=()
   # Never follow a redirect from https to anything else.
   if [[ "$1" == https://* ]]; then
-    redirects=(--proto-redir =https)
+    redirects=(--proto-redir "=https")
   fi
   curl --fail --silent --show-error --location --retry 3 --connect-timeout 20 \
     ${redirects[@]+"${redirects[@]}"} --output "$2" "$1"

@@ -159,6 +159,7 @@ fi
 cat "$own_summary" >> "$summary"
 if [[ -n "$plan_only_because" ]]; then
   echo "::notice title=review: nothing applied::$(escape "Nothing was applied: $plan_only_because. The report is the plan.")"
+  # shellcheck disable=SC2016 # backquotes are Markdown here
   printf '\n> **Nothing was applied**: %s. The report above is the plan: what `apply` would do.\n' \
     "$plan_only_because" >> "$summary"
 fi
@@ -187,6 +188,7 @@ if [[ $status -ne 0 && $status -ne 7 ]]; then
   {
     printf '### review triage of #%s failed (exit %s)\n\n' "$pr" "$status"
     if [[ -n "$message" ]]; then
+      # shellcheck disable=SC2016 # a Markdown fence
       printf '```text\n%s\n```\n' "$message"
     else
       printf 'See the step log.\n'

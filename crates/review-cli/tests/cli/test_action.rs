@@ -1102,7 +1102,7 @@ fn sha256_hex(env: &TestEnvironment, bytes: &[u8]) -> String {
 }
 
 /// A release of the workspace's version on a local server: the archive and its checksum file
-/// (`HEX  *NAME`, as cargo-dist writes it), `checksum` in place of the right one if given.
+/// (`HEX *NAME`, as cargo-dist writes it), `checksum` in place of the right one if given.
 fn serve_release(runner: &Runner, checksum: Option<&str>) -> (ReleaseServer, String) {
     let (target, _) = host_target();
     let server = ReleaseServer::start();
@@ -1113,7 +1113,7 @@ fn serve_release(runner: &Runner, checksum: Option<&str>) -> (ReleaseServer, Str
     server.put(&format!("v{version}/{asset}"), archive);
     server.put(
         &format!("v{version}/{asset}.sha256"),
-        format!("{sum}  *{asset}\n").into_bytes(),
+        format!("{sum} *{asset}\n").into_bytes(),
     );
     (server, asset)
 }
