@@ -1140,7 +1140,7 @@ async fn the_install_takes_the_actions_own_release_checks_it_and_caches_it() {
         run.took
     );
     let dir = runner.tool_cache().join("review").join(version).join(arch);
-    assert_eq!(run.path, [dir.clone()], "{}", run.explain());
+    assert_eq!(run.path, std::slice::from_ref(&dir), "{}", run.explain());
     assert!(dir.join("review").is_file());
     assert!(
         runner
@@ -1170,7 +1170,7 @@ async fn the_install_takes_the_actions_own_release_checks_it_and_caches_it() {
         "{}",
         again.explain()
     );
-    assert_eq!(again.path, [dir.clone()]);
+    assert_eq!(again.path, std::slice::from_ref(&dir));
     assert_eq!(server.hits().len(), 2, "no second download");
 
     // The Triage step with what the install put on PATH.
