@@ -5,10 +5,21 @@ use clap::{Parser, Subcommand};
 use crate::commands;
 use crate::error::{CliError, EXIT_CODES_HELP};
 
+/// What `review --version` prints after the name: the version, the commit the binary was built
+/// from (`unknown` for a build outside git) and the target it was built for (see `build.rs`).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("REVIEW_BUILD_COMMIT"),
+    ", ",
+    env!("REVIEW_BUILD_TARGET"),
+    ")"
+);
+
 /// Triage the review conversation on a GitHub pull request: fix what is clear, resolve what is
 /// noise, ask about what is unclear, and leave every thread a person touched to a person
 #[derive(Debug, Parser)]
-#[command(name = "review", version, after_long_help = EXIT_CODES_HELP)]
+#[command(name = "review", version = VERSION, after_long_help = EXIT_CODES_HELP)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -909,6 +909,8 @@ pub(crate) struct Injected {
     pub null: BTreeSet<String>,
     /// Node ids left out of their connection's `nodes` (its `totalCount` still counts them).
     pub missing: BTreeSet<String>,
+    /// The token may not write: every mutation field fails with `FORBIDDEN`.
+    pub read_only: bool,
 }
 
 struct Exec<'a> {
@@ -1642,6 +1644,16 @@ pub(crate) fn execute(
         };
         if injected.failing.contains(&key) {
             errors.push(internal_error(&path, field.pos));
+            data.insert(key, Json::Null);
+            continue;
+        }
+        if injected.read_only {
+            errors.push(error_json(
+                Some("FORBIDDEN"),
+                "Resource not accessible by integration",
+                &path,
+                field.pos,
+            ));
             data.insert(key, Json::Null);
             continue;
         }

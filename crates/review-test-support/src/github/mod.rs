@@ -486,6 +486,14 @@ impl FakeGitHub {
         self.state().token = Some(token.to_owned());
     }
 
+    /// Makes `token` read-only, as GitHub makes a workflow's token on a pull request from a fork:
+    /// queries answer as usual, and every mutation field it sends fails with GitHub's
+    /// `FORBIDDEN` error, "Resource not accessible by integration", its field `null` and
+    /// nothing applied.
+    pub fn read_only_token(&self, token: &str) {
+        self.state().read_only.insert(token.to_owned());
+    }
+
     /// Gives the viewer a pending (draft) review on a pull request, as GitHub keeps one while a
     /// review is started and not submitted. It shows in the pull request's `reviews` to the
     /// viewer only, with state `PENDING`; replies posted meanwhile land in it. Returns its id.

@@ -334,6 +334,7 @@ fn handle(st: &mut State, request: &Request) -> (u16, ResponseTemplate) {
     let cut = Cut::of(answer.as_ref(), request);
     let injected = exec::Injected {
         failing,
+        read_only: bearer(request).is_some_and(|t| st.read_only.contains(&t)),
         ..node_faults(st)
     };
     let answered = answer_document(st, request, &body, parsed, named.as_deref(), &injected, cut);

@@ -87,6 +87,8 @@ pub(crate) struct State {
     pub viewer: String,
     /// The only token accepted, if one was required.
     pub token: Option<String>,
+    /// Tokens that may read but not write (a workflow's token on a fork's pull request).
+    pub read_only: std::collections::BTreeSet<String>,
     /// Points spent this hour.
     pub points: u64,
     /// When the budget resets, seconds since the epoch.
@@ -115,6 +117,7 @@ impl State {
             prs: Vec::new(),
             viewer: DEFAULT_VIEWER.to_owned(),
             token: None,
+            read_only: std::collections::BTreeSet::new(),
             points: 0,
             reset_at: now() + 3_600,
             requests: Vec::new(),

@@ -398,3 +398,31 @@ async fn a_missing_node_is_left_out_of_its_list_while_the_count_keeps_it() {
         "used up"
     );
 }
+
+#[tokio::test]
+async fn a_read_only_token_reads_but_every_write_is_forbidden() {
+    let github = github().await;
+    github.read_only_token("t0ken");
+    let read = first(&github);
+    assert_eq!(read.status, 200);
+    assert!(read.json().get("errors").is_none(), "{}", read.body);
+    let answer = ok(
+        &github,
+        "ResolveThreads",
+        &resolve_threads(2),
+        &json!({"threadId0": "A", "threadId1": "B"}),
+    );
+    assert_eq!(answer["data"]["r0"], Value::Null);
+    assert_eq!(answer["data"]["r1"], Value::Null);
+    let errors = answer["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 2);
+    for (i, e) in errors.iter().enumerate() {
+        assert_eq!(e["type"], "FORBIDDEN");
+        assert_eq!(e["message"], "Resource not accessible by integration");
+        assert_eq!(e["path"], json!([format!("r{i}")]));
+    }
+    let repo = RepoId::parse("acme/widgets").unwrap();
+    let pr = github.pull_request(&repo, 1).unwrap();
+    assert!(pr.threads.iter().all(|t| !t.is_resolved), "nothing applied");
+    assert!(github.mutations().is_empty());
+}
