@@ -1,6 +1,7 @@
 //! Prints the evaluation of the labelled corpus: class confusion matrix, per-family figures,
 //! totals and mismatches, then the outcomes in plan mode with a fixer configured, for the tuned
-//! and the held-back parts.
+//! and the held-back parts: with no judge, then with a scripted judge that answers each case's
+//! label (and the cases a hard gate still leaves to a person, with the gate).
 //!
 //! ```text
 //! cargo run -p review-classify --example evaluate
@@ -16,7 +17,7 @@
 #[path = "../tests/corpus_eval.rs"]
 mod corpus_eval;
 
-use corpus_eval::{Part, PlanReport};
+use corpus_eval::{Judging, Part, PlanReport};
 
 fn main() {
     let cases = match corpus_eval::load(&corpus_eval::corpus_dir()) {
@@ -42,6 +43,15 @@ fn main() {
     print!("{}", plans.render_part(Part::Tuned));
     println!();
     print!("{}", plans.render_part(Part::HeldBack));
+    let judged = PlanReport::judged(&cases, Judging::Scripted);
+    for part in [Part::Tuned, Part::HeldBack] {
+        println!();
+        print!("{}", judged.render_part(part));
+        println!("left to a person by a hard gate:");
+        for (case, gate) in judged.gated(part) {
+            println!("  {case}: {}", gate.unwrap_or("(no gate)"));
+        }
+    }
     if std::env::args().any(|a| a == "--misses") {
         println!("\ntuned part, not as labelled:");
         print!("{}", plans.render_tuned_misses());

@@ -549,7 +549,7 @@ use review_core::model::{
     ThreadId,
 };
 use review_core::plan::{FixSettings, TriageSettings, plan};
-use review_core::report::Outcome as PlanOutcome;
+use review_core::report::{DeferReason, Outcome as PlanOutcome};
 use review_core::rules::{Class, LadderMode};
 
 /// The line every case's thread is on.
@@ -665,6 +665,49 @@ pub struct Planned {
     pub reason: String,
     /// The family the report's hint names for this comment's account, if any.
     pub hint: Option<String>,
+    /// The hard gate that stopped the judge (its answer overridden, or not asked at all), when
+    /// a judge took part.
+    pub gate: Option<String>,
+}
+
+/// Who decides the judgement calls in an evaluation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judging {
+    /// No judge: the reader and the built-in ladder.
+    None,
+    /// A scripted judge that answers each case's label (an ambiguous one with stop-and-ask),
+    /// asked as `review triage --judge-cmd` asks: only about the threads
+    /// [`review_core::judge::candidates`] names.
+    Scripted,
+}
+
+impl Judging {
+    fn describe(self) -> &'static str {
+        match self {
+            Self::None => "no judge",
+            Self::Scripted => "a scripted judge answering each label",
+        }
+    }
+}
+
+/// The answer a scripted judge gives `case`: its label.
+fn scripted_answer(case: &Case) -> Option<review_core::judge::Verdict> {
+    use review_core::judge::{Answer, Verdict};
+    use review_core::signals::LadderHint;
+    let class = match case.class.as_deref()? {
+        "actionable" => Class::Actionable,
+        "nit" => Class::Nit,
+        "ambiguous" => Class::Ambiguous,
+        _ => return None,
+    };
+    Some(Verdict::Answered(Answer {
+        class,
+        reason: case
+            .reason
+            .clone()
+            .unwrap_or_else(|| "the label".to_owned()),
+        rung: (class == Class::Ambiguous).then_some(LadderHint::StopAndAsk),
+    }))
 }
 
 impl Planned {
@@ -707,10 +750,49 @@ impl Planned {
 
 /// Plans one case as a one-thread pull request with [`triage_settings`].
 pub fn plan_case(case: &Case) -> Planned {
+    plan_case_judged(case, Judging::None)
+}
+
+/// Plans one case as a one-thread pull request with [`triage_settings`] and `judging`.
+pub fn plan_case_judged(case: &Case, judging: Judging) -> Planned {
     let pr = case_pr(case);
-    let settings = triage_settings();
+    let mut settings = triage_settings();
     let signals = analyze(&pr, &settings.automation);
-    let planned = plan(&pr, &signals, &settings);
+    let mut planned = plan(&pr, &signals, &settings);
+    let mut gate = None;
+    if judging == Judging::Scripted {
+        let asked = review_core::judge::candidates(&planned, &signals);
+        let thread = ThreadId::from("PRRT_case");
+        match (asked.contains(&thread), scripted_answer(case)) {
+            (true, Some(verdict)) => {
+                settings.judged.insert(thread.clone(), verdict);
+                planned = plan(&pr, &signals, &settings);
+                gate = planned.threads.first().and_then(|p| {
+                    p.report
+                        .judge
+                        .as_ref()
+                        .and_then(|j| j.gate.clone())
+                        .or_else(|| {
+                            (p.report.deferred_because == Some(DeferReason::DenyListed))
+                                .then(|| "a deny-listed path".to_owned())
+                        })
+                });
+            }
+            // Not asked: a person's thread, or one a hard gate (or the reader's "not a
+            // finding") decides whatever a judge would say.
+            _ if planned.threads.first().is_some_and(|p| p.report.human) => {
+                gate = Some("read as a person's thread: never asked".to_owned());
+            }
+            _ => {
+                gate = signals.threads.get(&thread).and_then(|sig| {
+                    review_core::judge::hard_gate(sig).or_else(|| {
+                        sig.non_finding
+                            .map(|n| format!("not a finding ({}): never asked", n.as_str()))
+                    })
+                });
+            }
+        }
+    }
     let read_as_bot = identify(
         case.author.as_ref(),
         &case.body,
@@ -734,6 +816,7 @@ pub fn plan_case(case: &Case) -> Planned {
             mutates: p.action.mutates(),
             reason: p.report.reason,
             hint,
+            gate,
         },
         None => Planned {
             case: case.clone(),
@@ -743,6 +826,7 @@ pub fn plan_case(case: &Case) -> Planned {
             mutates: false,
             reason: "no plan entry".to_owned(),
             hint,
+            gate,
         },
     }
 }
@@ -828,14 +912,31 @@ fn pct(ok: usize, n: usize) -> f64 {
 pub struct PlanReport {
     /// Every case's plan, in corpus order.
     pub planned: Vec<Planned>,
+    /// Who decided the judgement calls.
+    pub judging: Judging,
 }
 
 impl PlanReport {
-    /// Plans every case.
+    /// Plans every case, with no judge.
     pub fn new(cases: &[Case]) -> Self {
+        Self::judged(cases, Judging::None)
+    }
+
+    /// Plans every case with `judging`.
+    pub fn judged(cases: &[Case], judging: Judging) -> Self {
         Self {
-            planned: cases.iter().map(plan_case).collect(),
+            planned: cases.iter().map(|c| plan_case_judged(c, judging)).collect(),
+            judging,
         }
+    }
+
+    /// The bot cases of `part` labelled actionable or nit that were not handled, each with the
+    /// hard gate that stopped the judge (names only the cases: their text stays unread).
+    pub fn gated(&self, part: Part) -> Vec<(&str, Option<&str>)> {
+        self.part(part)
+            .filter(|p| p.handled() == Some(false))
+            .map(|p| (p.case.name.as_str(), p.gate.as_deref()))
+            .collect()
     }
 
     /// The cases of one part.
@@ -867,11 +968,12 @@ impl PlanReport {
         let overall = self.overall(part);
         let _ = writeln!(
             out,
-            "{} part: {} cases ({} automated, {} people); plan mode, fixer configured, no judge",
+            "{} part: {} cases ({} automated, {} people); plan mode, fixer configured, {}",
             part.as_str(),
             overall.cases,
             overall.bots,
-            overall.people
+            overall.people,
+            self.judging.describe()
         );
         let _ = writeln!(
             out,

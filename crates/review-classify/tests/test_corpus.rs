@@ -3,7 +3,7 @@
 //! the table; `cargo run -p review-classify --example evaluate` prints the same.
 
 use crate::corpus_eval::{
-    Case, Part, PlanReport, Report, corpus_dir, is_reserved, load, reserved_patterns,
+    Case, Judging, Part, PlanReport, Report, corpus_dir, is_reserved, load, reserved_patterns,
 };
 
 /// Per-family minimum number of cases the corpus must keep.
@@ -52,7 +52,7 @@ fn corpus_meets_the_targets() {
     let cases = cases();
     let plans = PlanReport::new(&cases);
     println!("{}", plans.render_part(Part::Tuned));
-    meets_the_plan_targets(&plans, Part::Tuned);
+    meets_the_plan_targets(&plans, Part::Tuned, 85);
 
     let report = report(&cases);
     println!("{}", report.render());
@@ -89,14 +89,14 @@ fn corpus_meets_the_targets() {
 
 /// The targets in plan mode, checked with counts only: no case of the held-back part is named,
 /// so that none is tuned on.
-fn meets_the_plan_targets(plans: &PlanReport, part: Part) {
+fn meets_the_plan_targets(plans: &PlanReport, part: Part, handled_pct: usize) {
     let f = plans.overall(part);
     let name = part.as_str();
     assert_eq!(f.people_as_bots, 0, "{name}: people read as bots");
     assert_eq!(f.harmful, 0, "{name}: harmful outcomes");
     assert!(
-        f.handled * 100 >= f.eligible * 85,
-        "{name}: {}/{} handled without a person is under 85%",
+        f.handled * 100 >= f.eligible * handled_pct,
+        "{name}: {}/{} handled without a person is under {handled_pct}%",
         f.handled,
         f.eligible
     );
@@ -106,7 +106,7 @@ fn meets_the_plan_targets(plans: &PlanReport, part: Part) {
 /// docs/classification.md for the figures and what fails): ignored so that the suite states
 /// what holds, run with `--ignored` to see the figures. Do not tune rules on it.
 #[test]
-#[ignore = "the held-back quarter misses the targets: 4 harmful, 77% handled (docs/classification.md)"]
+#[ignore = "the held-back quarter misses the targets: 4 harmful, 78% handled (docs/classification.md)"]
 #[allow(
     clippy::print_stdout,
     reason = "the evaluation table is this test's output"
@@ -114,7 +114,38 @@ fn meets_the_plan_targets(plans: &PlanReport, part: Part) {
 fn held_back_part_meets_the_targets() {
     let plans = PlanReport::new(&cases());
     println!("{}", plans.render_part(Part::HeldBack));
-    meets_the_plan_targets(&plans, Part::HeldBack);
+    meets_the_plan_targets(&plans, Part::HeldBack, 85);
+}
+
+/// With a judge that answers each case's label (as `review triage --judge-cmd` asks it: only
+/// about the threads no hard gate decides anyway), on both parts: no person read as a bot, no
+/// harmful outcome, at least 97% of the bot threads labelled actionable or nit handled without
+/// a person, and every such thread still left to a person is stopped by a hard gate, listed
+/// with it. The scripted judge is as good as the labels: this measures the gates and the
+/// planner, not a judge's judgement.
+#[test]
+#[allow(
+    clippy::print_stdout,
+    reason = "the evaluation table is this test's output"
+)]
+fn with_a_judge_answering_the_labels_the_corpus_meets_the_targets() {
+    let plans = PlanReport::judged(&cases(), Judging::Scripted);
+    for part in [Part::Tuned, Part::HeldBack] {
+        println!("{}", plans.render_part(part));
+        meets_the_plan_targets(&plans, part, 97);
+        let name = part.as_str();
+        let gated = plans.gated(part);
+        println!("{name}: left to a person by a hard gate:");
+        for (case, gate) in &gated {
+            println!("  {case}: {}", gate.unwrap_or("NO GATE"));
+        }
+        let ungated: Vec<_> = gated.iter().filter(|(_, g)| g.is_none()).collect();
+        assert!(
+            ungated.is_empty(),
+            "{name}: {} threads left to a person with no hard gate to say why",
+            ungated.len()
+        );
+    }
 }
 
 /// Every family the reader knows keeps at least a few cases.

@@ -43,7 +43,7 @@ pub struct Cli {
     run_hooks: bool,
 
     /// Let this command see the token variables (GH_TOKEN, GITHUB_TOKEN, the enterprise ones
-    /// and those of your `[token-variables]`): reviewer, triager, fixer, checks, agent,
+    /// and those of your `[token-variables]`): reviewer, judge, fixer, checks, agent,
     /// translator or analyst (repeatable). By default no command the tool runs gets them
     /// (a `gh` login stays reachable to it: this is defence in depth)
     #[arg(long = "pass-token", global = true, value_name = "COMMAND", value_parser = pass_token_name)]
@@ -51,19 +51,16 @@ pub struct Cli {
 }
 
 fn pass_token_name(text: &str) -> Result<crate::command::Kind, String> {
-    crate::command::Kind::ALL
-        .into_iter()
-        .find(|k| k.as_str() == text)
-        .ok_or_else(|| {
-            let names: Vec<&str> = crate::command::Kind::ALL
-                .iter()
-                .map(|k| k.as_str())
-                .collect();
-            format!(
-                "`{text}` is not a command the tool runs; one of {}",
-                names.join(", ")
-            )
-        })
+    crate::command::Kind::named(text).ok_or_else(|| {
+        let names: Vec<&str> = crate::command::Kind::ALL
+            .iter()
+            .map(|k| k.as_str())
+            .collect();
+        format!(
+            "`{text}` is not a command the tool runs; one of {}",
+            names.join(", ")
+        )
+    })
 }
 
 #[derive(Debug, Subcommand)]
@@ -79,6 +76,7 @@ enum Command {
     Fence(commands::fence::FenceArgs),
     CommitRound(commands::commit_round::CommitRoundArgs),
     Loop(commands::review_loop::LoopArgs),
+    JudgePrompt(commands::judge_prompt::JudgePromptArgs),
     Config(commands::config::ConfigArgs),
     Mcp(commands::mcp::McpArgs),
     Schema(commands::schema::SchemaArgs),
@@ -102,6 +100,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::Fence(_) => "fence",
         Command::CommitRound(_) => "commit-round",
         Command::Loop(_) => "loop",
+        Command::JudgePrompt(_) => "judge-prompt",
         Command::Config(_) => "config",
         Command::Mcp(_) => "mcp",
         Command::Schema(_) => "schema",
@@ -166,6 +165,7 @@ pub fn run() -> Result<(), CliError> {
             Command::Fence(args) => commands::fence::run(args).await,
             Command::CommitRound(args) => commands::commit_round::run(args).await,
             Command::Loop(args) => commands::review_loop::run(args).await,
+            Command::JudgePrompt(args) => commands::judge_prompt::run(&args),
             Command::Config(args) => commands::config::run(&args).await,
             Command::Mcp(args) => commands::mcp::run(args).await,
             Command::Schema(args) => commands::schema::run(&args),

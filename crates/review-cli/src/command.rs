@@ -36,8 +36,8 @@ const TOKEN_VARIABLES: &[&str] = &[
 pub enum Kind {
     /// The pre-review (`--reviewer-cmd`).
     Reviewer,
-    /// The judge (`--triager-cmd` / `--judge-cmd`).
-    Triager,
+    /// The judge (`--judge-cmd`; `--triager-cmd` is its older name).
+    Judge,
     /// The fixer (`--fixer-cmd`).
     Fixer,
     /// The project's checks (`--check-cmd`).
@@ -54,7 +54,7 @@ impl Kind {
     /// Every kind, for `--pass-token`'s values.
     pub const ALL: [Self; 7] = [
         Self::Reviewer,
-        Self::Triager,
+        Self::Judge,
         Self::Fixer,
         Self::Checks,
         Self::Agent,
@@ -62,11 +62,17 @@ impl Kind {
         Self::Analyst,
     ];
 
+    /// The kind named `name` (`triager` is the judge's older name).
+    pub fn named(name: &str) -> Option<Self> {
+        let name = if name == "triager" { "judge" } else { name };
+        Self::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
     /// Its name, as `--pass-token` and `commands.pass-token` take it.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Reviewer => "reviewer",
-            Self::Triager => "triager",
+            Self::Judge => "judge",
             Self::Fixer => "fixer",
             Self::Checks => "checks",
             Self::Agent => "agent",
@@ -228,6 +234,9 @@ pub fn run_with(
         .find(|l| !l.trim().is_empty())
         .unwrap_or("")
         .trim();
+    if last.is_empty() {
+        return Err(format!("exited with {status}"));
+    }
     Err(format!("exited with {status}: {last}"))
 }
 

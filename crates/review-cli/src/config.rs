@@ -128,6 +128,16 @@ struct UserFile {
     token_variables: BTreeMap<String, String>,
     #[serde(default)]
     github: GitHub,
+    #[serde(default)]
+    judge: JudgeSection,
+}
+
+/// `[judge]`: limits on the judge's answers, the user's own.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct JudgeSection {
+    /// No judge makes a finding below this severity actionable.
+    min_severity: Option<review_core::signals::Severity>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -215,7 +225,9 @@ fn check_user(path: &Path, text: &str, user: &UserFile) -> Result<(), CliError> 
 #[serde(deny_unknown_fields)]
 struct Commands {
     reviewer: Option<String>,
-    triager: Option<String>,
+    /// The judge; `triager` is its older name.
+    #[serde(alias = "triager")]
+    judge: Option<String>,
     fixer: Option<String>,
     checks: Option<String>,
     agent: Option<String>,
@@ -242,6 +254,7 @@ const USER_ONLY: &[&str] = &[
     "token-variables",
     "run-hooks",
     "github",
+    "judge",
 ];
 
 /// The merged configuration (before flags), each value with its source.
@@ -257,8 +270,10 @@ pub struct Config {
     pub expect_bots: Vec<(String, Source)>,
     /// The pre-review command.
     pub reviewer: Option<(String, Source)>,
-    /// The triager command.
-    pub triager: Option<(String, Source)>,
+    /// The judge command (`commands.judge`, or its older name `commands.triager`).
+    pub judge: Option<(String, Source)>,
+    /// The severity floor for the judge's answers (`judge.min-severity`).
+    pub min_severity: Option<(review_core::signals::Severity, Source)>,
     /// The fixer command.
     pub fixer: Option<(String, Source)>,
     /// The project's checks.
@@ -525,7 +540,8 @@ pub fn load() -> Result<Config, CliError> {
         add_shared(&mut config, shared, &source);
         let c = user.commands;
         config.reviewer = c.reviewer.map(|v| (v, source.clone()));
-        config.triager = c.triager.map(|v| (v, source.clone()));
+        config.judge = c.judge.map(|v| (v, source.clone()));
+        config.min_severity = user.judge.min_severity.map(|v| (v, source.clone()));
         config.fixer = c.fixer.map(|v| (v, source.clone()));
         config.checks = c.checks.map(|v| (v, source.clone()));
         config.agent = c.agent.map(|v| (v, source.clone()));
@@ -720,6 +736,8 @@ mod tests {
             ("[defaults]\npush = true\n", "defaults", 1),
             ("token = \"ghp_x\"\n", "token", 1),
             ("commands.fixer = \"x\"\n", "commands", 1),
+            ("[judge]\nmin-severity = \"nit\"\n", "judge", 1),
+            ("[commands]\njudge = \"x\"\n", "commands", 1),
         ] {
             let p = write(dir.path(), "review.toml", text);
             let err = read_repository(&p).unwrap_err().to_string();
@@ -835,5 +853,30 @@ mod tests {
         assert_eq!(user.commands.fixer.as_deref(), Some("fix.sh"));
         assert_eq!(user.defaults.apply, Some(true));
         assert_eq!(user.defaults.push, None);
+        let p = write(
+            dir.path(),
+            "config.toml",
+            "[commands]\ntriager = \"old.sh\"\n\n[judge]\nmin-severity = \"high\"\n",
+        );
+        let user = read_user(&p).unwrap().unwrap();
+        assert_eq!(
+            user.commands.judge.as_deref(),
+            Some("old.sh"),
+            "the older name"
+        );
+        assert_eq!(
+            user.judge.min_severity,
+            Some(review_core::signals::Severity::High)
+        );
+        let p = write(
+            dir.path(),
+            "config.toml",
+            "[judge]\nmin-severity = \"urgent\"\n",
+        );
+        let err = read_user(&p).unwrap_err().to_string();
+        assert!(
+            err.contains("urgent") || err.contains("min-severity"),
+            "{err}"
+        );
     }
 }

@@ -632,6 +632,48 @@ impl GitVcs {
         self.run(&["rev-parse", "--short=7", "HEAD"])
     }
 
+    /// The text of `path` in `commit`, if it is a regular file there of at most `max_bytes` of
+    /// UTF-8 text: a link, a submodule, a binary or a larger file reads as none. Read from git's
+    /// objects, never from the work tree.
+    pub fn text_at(
+        &self,
+        commit: &str,
+        path: &str,
+        max_bytes: usize,
+    ) -> Result<Option<String>, GitError> {
+        if review_core::ports::check_repo_path(path).is_err() {
+            return Ok(None);
+        }
+        let listing = self.run(&["ls-tree", "-z", "--full-tree", commit, "--", path])?;
+        let Some((meta, name)) = listing.split('\0').next().and_then(|e| e.split_once('\t')) else {
+            return Ok(None);
+        };
+        let mut fields = meta.split(' ');
+        let (Some(mode), Some(kind), Some(oid)) = (fields.next(), fields.next(), fields.next())
+        else {
+            return Ok(None);
+        };
+        if name != path || kind != "blob" || !matches!(mode, "100644" | "100755") {
+            return Ok(None);
+        }
+        let size: usize = self
+            .run(&["cat-file", "-s", oid])?
+            .trim()
+            .parse()
+            .unwrap_or(usize::MAX);
+        if size > max_bytes {
+            return Ok(None);
+        }
+        let out = git_command(&self.root)?
+            .args(["cat-file", "blob", oid])
+            .output()
+            .map_err(GitError::Spawn)?;
+        if !out.status.success() || out.stdout.contains(&0) {
+            return Ok(None);
+        }
+        Ok(String::from_utf8(out.stdout).ok())
+    }
+
     /// The full id of HEAD.
     pub fn head_id(&self) -> Result<String, GitError> {
         self.run(&["rev-parse", "HEAD"])

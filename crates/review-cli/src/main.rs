@@ -11,13 +11,13 @@ mod fixer;
 mod form;
 mod git;
 mod github;
+mod judge;
 mod ledger;
 mod loop_files;
 mod output;
 mod prereview;
 mod render;
 mod state;
-mod triager;
 
 fn main() -> std::process::ExitCode {
     let result = cli::run();

@@ -284,58 +284,14 @@ pub struct FindingFacts<'a> {
     pub body: &'a str,
     /// Paths no fix may touch.
     pub denied_paths: &'a [String],
+    /// What makes the finding security-sensitive, if the reader found it so (the bot's own mark,
+    /// or the reader's documented rule): a person decides those.
+    pub security: Option<&'a str>,
 }
 
-/// Words that make a finding security-flavoured: a person decides those.
-const SECURITY_WORDS: &[&str] = &[
-    "security",
-    "vulnerab",
-    "injection",
-    "xss",
-    "csrf",
-    "ssrf",
-    "exploit",
-    "credential",
-    "secret",
-    "password",
-    "privilege",
-    "authentication",
-    "authorization",
-    "cve-",
-    "sanitiz",
-    "unsafe deserializ",
-    "remote code",
-];
-
-/// Actions a fix must never take on a comment's say-so.
-const DENIED_ACTIONS: &[&str] = &[
-    "git push",
-    "push --force",
-    "force-push",
-    "force push",
-    "--force",
-    "git reset --hard",
-    "rm -rf",
-    "git branch -d",
-    "git branch -D",
-    "delete the branch",
-    "drop table",
-    "drop database",
-];
-
-/// Whether `text` reads as a security finding.
-pub fn is_security_flavoured(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    SECURITY_WORDS.iter().any(|w| lower.contains(w))
-}
-
-/// The deny-listed action `text` proposes, if any.
+/// The deny-listed action `text` proposes, if any: the one list of [`crate::judge`].
 pub fn denied_action(text: &str) -> Option<&'static str> {
-    let lower = text.to_lowercase();
-    DENIED_ACTIONS
-        .iter()
-        .find(|a| lower.contains(&a.to_lowercase()))
-        .copied()
+    crate::judge::denied_action(text)
 }
 
 /// Reads a triager's raw answer and decides what to record.
@@ -344,8 +300,8 @@ pub fn denied_action(text: &str) -> Option<&'static str> {
 /// fixSketch?, resolvedSha?}`, possibly inside a ```` ```json ```` fence or after some prose.
 /// Escalated: no answer, malformed JSON, an unknown verdict, an empty evidence list, an empty
 /// reasoning for a verdict that replies, `ESCALATE` itself, and any finding the loop must not act
-/// on alone (security-flavoured, on a deny-listed path, or whose fix would push, force or
-/// delete).
+/// on alone (the hard gates of [`crate::judge`]: security-sensitive, on a deny-listed path, or
+/// whose fix would push, force or delete).
 pub fn judge(raw: &str, facts: FindingFacts<'_>) -> Judged {
     let escalate = |reason: String| Judged::Escalate { reason };
     let text = raw.trim();
@@ -388,8 +344,8 @@ pub fn judge(raw: &str, facts: FindingFacts<'_>) -> Judged {
     if answer.reasoning.trim().is_empty() {
         return escalate("the verdict gives no reasoning to reply with".to_owned());
     }
-    if is_security_flavoured(facts.body) {
-        return escalate("a security-flavoured finding: a person decides".to_owned());
+    if let Some(mark) = facts.security {
+        return escalate(format!("security-sensitive ({mark}): a person decides"));
     }
     let acts = matches!(answer.verdict, Verdict::Valid | Verdict::ConflictsWithRule);
     if acts && !facts.path.is_empty() && is_denied(facts.path, facts.denied_paths) {
@@ -413,7 +369,7 @@ pub fn judge(raw: &str, facts: FindingFacts<'_>) -> Judged {
 
 /// The JSON object in a triager's message: the whole text, a fenced block, or the span from the
 /// first `{` to the last `}`.
-fn json_object(text: &str) -> Option<&str> {
+pub fn json_object(text: &str) -> Option<&str> {
     if text.starts_with('{') {
         return Some(text);
     }
@@ -599,6 +555,7 @@ mod tests {
             path,
             body,
             denied_paths: denied,
+            security: None,
         }
     }
 
@@ -674,8 +631,17 @@ mod tests {
     fn findings_the_loop_must_not_act_on_alone_escalate() {
         let valid = r#"{"verdict":"VALID","reasoning":"renamed","evidence":["a.rs:1"],"fixSketch":"rename"}"#;
         let denied = vec![".github/".to_owned()];
-        let security = judge(valid, facts("a.rs", "Possible SQL injection here", &[]));
+        let security = judge(
+            valid,
+            FindingFacts {
+                security: Some("the finding names a security weakness: \"injection\""),
+                ..facts("a.rs", "Possible SQL injection here", &[])
+            },
+        );
         assert!(matches!(security, Judged::Escalate { reason } if reason.contains("security")));
+        // Security is the reader's finding, not a substring of the body.
+        let plain = judge(valid, facts("a.rs", "Possible SQL injection here", &[]));
+        assert!(matches!(plain, Judged::Decided(_)), "{plain:?}");
         let path = judge(
             valid,
             facts(".github/workflows/ci.yml", "pin the action", &denied),

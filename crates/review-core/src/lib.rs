@@ -83,6 +83,7 @@ pub mod decisions;
 pub mod execute;
 pub mod followup;
 pub mod gate;
+pub mod judge;
 pub mod model;
 pub mod plan;
 pub mod ports;

@@ -83,10 +83,14 @@ pub struct TriageSettings {
     /// counted as deferred.
     #[serde(default)]
     pub deferred: std::collections::BTreeSet<ThreadId>,
-    /// Ladder verdicts from a triager command, by thread, in place of the reader's hints (the
-    /// limits of [`rules::ladder_with`] still hold).
+    /// The judge's answers (`--judge-cmd`), by thread: they decide the judgement calls, within
+    /// the hard gates of [`crate::judge`].
     #[serde(default)]
-    pub verdicts: BTreeMap<ThreadId, crate::signals::LadderHint>,
+    pub judged: BTreeMap<ThreadId, crate::judge::Verdict>,
+    /// The user's severity floor (`judge.min-severity`): no judge makes a finding below it
+    /// actionable.
+    #[serde(default)]
+    pub severity_floor: Option<Severity>,
     /// Texts that mark a bot comment as a protocol signal between tools (an "approval
     /// dismissed" notice, say), not a finding: such a thread is left alone, matched
     /// case-insensitively in its first comment.
@@ -210,6 +214,7 @@ struct BotDecision {
     rung: Option<Rung>,
     action: Action,
     deferred: Option<DeferReason>,
+    judge: Option<crate::judge::JudgeReport>,
 }
 
 /// Plans the triage of every unresolved thread of `pr`.
@@ -237,6 +242,7 @@ pub fn plan(pr: &PullRequest, signals: &SignalSet, settings: &TriageSettings) ->
             alternative: None,
             deferred_because: None,
             duplicate_of: None,
+            judge: None,
         };
         // The one check of whether the tool may act on this thread.
         let gate = settings.automation.may_act(thread, pr);
@@ -333,6 +339,7 @@ pub fn plan(pr: &PullRequest, signals: &SignalSet, settings: &TriageSettings) ->
             .iter()
             .any(|l| l.leader == thread.id && l.convergent);
         let d = decide(thread, sig, convergent, settings);
+        report.judge = d.judge.clone();
         report.class = Some(d.class);
         report.outcome = d.outcome;
         report.reason = d.reason;
@@ -410,8 +417,21 @@ fn decide(
     convergent: bool,
     settings: &TriageSettings,
 ) -> BotDecision {
-    let classification = rules::classify(sig, convergent);
-    match classification.class {
+    let reader = rules::classify(sig, convergent);
+    // The judge decides the judgement calls, within the hard gates.
+    let judged = settings
+        .judged
+        .get(&thread.id)
+        .map(|v| crate::judge::apply(sig, &reader, v, settings.severity_floor));
+    let (classification, judge_rung, judge) = match judged {
+        Some(j) => (j.classification, j.rung, Some(j.report)),
+        None => (reader, None, None),
+    };
+    // The judge found the fix clear: a fixer may make one the comment only describes.
+    let judged_clear = judge
+        .as_ref()
+        .is_some_and(|j| j.class.is_some() && !j.failed && j.gate.is_none());
+    let mut decision = match classification.class {
         Class::Nit => BotDecision {
             class: Class::Nit,
             outcome: Outcome::Resolved,
@@ -419,19 +439,21 @@ fn decide(
             rung: None,
             action: Action::Resolve,
             deferred: None,
+            judge: None,
         },
         Class::Actionable => fix_decision(
             thread,
             sig,
-            Class::Actionable,
-            Outcome::Actioned,
+            (Class::Actionable, Outcome::Actioned),
             &classification.reason,
             None,
+            judged_clear,
             settings,
         ),
         Class::Ambiguous => {
-            let rung = match settings.verdicts.get(&thread.id) {
-                Some(verdict) => rules::ladder_with(sig, settings.ladder, verdict),
+            let rung = match &judge_rung {
+                // The judge's rung: its judgement within the hard gates.
+                Some(hint) => rules::ladder_judged(sig, settings.ladder, hint),
                 None => rules::ladder(sig, settings.ladder),
             };
             match rung {
@@ -448,6 +470,7 @@ fn decide(
                         rung: Some(Rung::StopAndAsk),
                         action: Action::Leave,
                         deferred: Some(DeferReason::AmbiguousBot),
+                        judge: None,
                     }
                 }
                 Rung::JustDoIt | Rung::RecommendAndAsk { .. } => {
@@ -464,25 +487,29 @@ fn decide(
                     fix_decision(
                         thread,
                         sig,
-                        Class::Ambiguous,
-                        Outcome::Promoted,
+                        (Class::Ambiguous, Outcome::Promoted),
                         &reason,
                         Some(rung),
+                        judged_clear,
                         settings,
                     )
                 }
             }
         }
-    }
+    };
+    decision.judge = judge;
+    decision
 }
 
+/// The decision to fix `thread` (its class and the outcome a fix gives), or to defer it with why
+/// when no fix can be made; `judged_clear` when the judge found the fix clear.
 fn fix_decision(
     thread: &Thread,
     sig: &Signals,
-    class: Class,
-    outcome: Outcome,
+    (class, outcome): (Class, Outcome),
     reason: &str,
     rung: Option<Rung>,
+    judged_clear: bool,
     settings: &TriageSettings,
 ) -> BotDecision {
     let defer = |why: DeferReason, text: String| BotDecision {
@@ -492,6 +519,7 @@ fn fix_decision(
         rung: rung.clone(),
         action: Action::Leave,
         deferred: Some(why),
+        judge: None,
     };
     // Deny-listed first: it holds wherever the checkout is.
     if is_denied(&thread.path, &settings.fixes.denied_paths) {
@@ -525,6 +553,18 @@ fn fix_decision(
             }
         }
         (Concreteness::Exact, None) if settings.fixes.fixer_available => FixMaterial::Fixer,
+        (Concreteness::Vague, None) if judged_clear && settings.fixes.fixer_available => {
+            FixMaterial::Fixer
+        }
+        (Concreteness::Vague, _) if settings.fixes.fixer_available => {
+            return defer(
+                DeferReason::AmbiguousBot,
+                format!(
+                    "{}: the fix is not described concretely enough to hand to the fixer",
+                    class.as_str()
+                ),
+            );
+        }
         (Concreteness::Exact | Concreteness::Vague, _) => {
             return defer(
                 DeferReason::NoFixer,
@@ -554,6 +594,7 @@ fn fix_decision(
             material,
         }),
         deferred: None,
+        judge: None,
     }
 }
 

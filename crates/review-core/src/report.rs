@@ -202,6 +202,10 @@ pub struct ThreadReport {
     /// The thread that carries the decision, when this one is a duplicate of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duplicate_of: Option<ThreadId>,
+    /// What the judge (`--judge-cmd`) answered for this thread, and the hard gate that overrode
+    /// it, if one did; absent when no judge was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<crate::judge::JudgeReport>,
 }
 
 /// Advice about the configuration, from what the run saw: a person's account whose comments

@@ -104,6 +104,9 @@ pub fn classify(signals: &Signals, convergent: bool) -> Classification {
             "security-sensitive ({mark}); a person decides however clear the fix"
         ));
     }
+    if let Some(gate) = crate::judge::hard_gate(signals) {
+        return ambiguous(format!("{gate}; a person decides"));
+    }
     if signals.style_only || signals.severity == Severity::Nit {
         return nit(because("style-only nitpick", signals, "style_only"));
     }
@@ -207,17 +210,17 @@ pub fn ladder(signals: &Signals, mode: LadderMode) -> Rung {
     ladder_with(signals, mode, &signals.ladder_hint)
 }
 
-/// [`ladder`] with a verdict from elsewhere (a triager command) in place of the reader's hint.
-/// The same limits hold: a verdict cannot promote an unknown format, a security-sensitive
-/// finding, a design decision, a vague fix or a change to several files.
-pub fn ladder_with(signals: &Signals, mode: LadderMode, verdict: &LadderHint) -> Rung {
+/// Places an ambiguous bot thread on the ladder at the rung a judge gave it. The judge decides
+/// the judgement calls (a design decision, a vague fix, a change to several files: where a fix
+/// cannot be made, the thread is deferred when the fix is planned); the hard gates still hold: a
+/// format the reader does not know, a security-sensitive finding, a post that is not a finding,
+/// and a fix carrying a deny-listed action are stop-and-ask whatever it says.
+pub fn ladder_judged(signals: &Signals, mode: LadderMode, verdict: &LadderHint) -> Rung {
     if mode == LadderMode::Off
         || !signals.format_known
         || signals.security.is_some()
         || signals.non_finding.is_some()
-        || signals.design_decision
-        || !signals.concreteness.is_concrete()
-        || signals.scope != crate::signals::Scope::SingleFile
+        || crate::judge::hard_gate(signals).is_some()
     {
         return Rung::StopAndAsk;
     }
@@ -230,6 +233,17 @@ pub fn ladder_with(signals: &Signals, mode: LadderMode, verdict: &LadderHint) ->
         }
         LadderHint::RecommendAndAsk { .. } | LadderHint::StopAndAsk => Rung::StopAndAsk,
     }
+}
+
+/// [`ladder`] with `verdict` in place of the reader's hint, within the same limits.
+fn ladder_with(signals: &Signals, mode: LadderMode, verdict: &LadderHint) -> Rung {
+    if signals.design_decision
+        || !signals.concreteness.is_concrete()
+        || signals.scope != crate::signals::Scope::SingleFile
+    {
+        return Rung::StopAndAsk;
+    }
+    ladder_judged(signals, mode, verdict)
 }
 
 #[cfg(test)]

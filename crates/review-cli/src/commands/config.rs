@@ -26,7 +26,7 @@ $XDG_CONFIG_HOME/review/config.toml, else ~/.config/review/config.toml) may set 
     expect-bots = [\"coderabbitai\"] # more bots quiescence waits for
     [commands]                     # your file only
     reviewer = \"...\"               # triage --reviewer-cmd
-    triager = \"...\"                # triage and loop --triager-cmd
+    judge = \"...\"                  # triage and loop --judge-cmd (older name: triager)
     fixer = \"...\"                  # triage and loop --fixer-cmd
     checks = \"cargo test\"          # commit-round and loop --check-cmd
     agent = \"...\"                  # followup --agent-cmd
@@ -40,6 +40,8 @@ $XDG_CONFIG_HOME/review/config.toml, else ~/.config/review/config.toml) may set 
     push = false                   # triage --apply pushes unless --no-push
     [github]                       # your file only
     post-check-seconds = 60        # how long a post whose answer was lost is looked for
+    [judge]                        # your file only
+    min-severity = \"high\"          # no judge makes a finding below it actionable
 
 `run-hooks = true`, a top-level key of your own file (before any [table]), lets the tool's git
 commands run the repository's hooks (off by default: with husky, lefthook or pre-commit the
@@ -112,7 +114,7 @@ fn rows(config: &config::Config, repository: &config::RepositoryLayer) -> Vec<Ro
     }
     for (key, value) in [
         ("commands.reviewer", &config.reviewer),
-        ("commands.triager", &config.triager),
+        ("commands.judge", &config.judge),
         ("commands.fixer", &config.fixer),
         ("commands.checks", &config.checks),
         ("commands.agent", &config.agent),
@@ -123,6 +125,9 @@ fn rows(config: &config::Config, repository: &config::RepositoryLayer) -> Vec<Ro
             Some((v, s)) => push(key, v.clone(), s),
             None => push(key, "(not set)".to_owned(), &Source::Default),
         }
+    }
+    if let Some((floor, source)) = &config.min_severity {
+        push("judge.min-severity", floor.as_str().to_owned(), source);
     }
     for ((host, owner), (var, source)) in &config.token_variables {
         push("token-variables", format!("{host}/{owner} = {var}"), source);

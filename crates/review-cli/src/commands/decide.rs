@@ -20,8 +20,8 @@ use crate::output;
 /// "fixSketch", "resolvedSha"}, also when wrapped in a ```json fence or prose. Verdicts: VALID,
 /// STALE, FALSE_POSITIVE, CONFLICTS_WITH_RULE, OUT_OF_SCOPE, ESCALATE. No answer, malformed
 /// JSON, an unknown verdict or an empty evidence list is recorded as ESCALATE, and so is a
-/// security-flavoured finding, a fix on a deny-listed path, or a fix that would push, force or
-/// delete. With --answers, a batch records exactly the findings it names: each gets one outcome
+/// security-sensitive finding (the reader's `security` signal, as in triage), a fix on a
+/// deny-listed path, or a fix that would push, force or delete. With --answers, a batch records exactly the findings it names: each gets one outcome
 /// (a finding named with a null or empty answer was dispatched and nothing came back: it is
 /// escalated); findings it does not name keep what was recorded for them, or stay pending.
 ///
@@ -229,6 +229,13 @@ pub(crate) fn record_answer(
             hint: Some("leave it to the PR's author".to_owned()),
         });
     }
+    // The reader's own reading decides whether the finding is security-sensitive: the bot's
+    // mark or the documented rule (docs/judge.md), the same as triage's.
+    let family = review_classify::Family::ALL
+        .into_iter()
+        .find(|f| f.as_str() == finding.author)
+        .unwrap_or(review_classify::Family::OtherBot);
+    let security = review_classify::read_finding(family, &finding.body, &finding.path).security;
     let judged = match missing {
         Some(reason) => Judged::Escalate {
             reason: reason.to_owned(),
@@ -239,6 +246,7 @@ pub(crate) fn record_answer(
                 path: &finding.path,
                 body: &finding.body,
                 denied_paths: denied,
+                security: security.as_deref(),
             },
         ),
     };

@@ -7,6 +7,7 @@ pub mod decide;
 pub mod fence;
 pub mod followup;
 pub mod generate;
+pub mod judge_prompt;
 pub mod log;
 pub mod mcp;
 pub mod reply;

@@ -27,7 +27,6 @@ use crate::github;
 use crate::output;
 use crate::prereview;
 use crate::render;
-use crate::triager;
 
 /// Classify every unresolved review thread and plan what to do with each
 ///
@@ -81,14 +80,28 @@ pub struct TriageArgs {
     #[arg(long = "protocol-signal", value_name = "TEXT")]
     protocol_signals: Vec<String>,
 
-    /// A command that judges ambiguous bot threads for the autonomy ladder; it gets each thread
-    /// as JSON on stdin (the comment fenced as data) and answers {"rung": ...} on stdout
-    #[arg(long, value_name = "COMMAND")]
-    triager_cmd: Option<String>,
+    /// Your judge: a command (a coding agent, a script) that decides the judgement calls for
+    /// each bot thread, within the hard gates no answer overrides. It gets the evidence as JSON
+    /// on stdin, the comment fenced as data, and answers {"class", "reason", "rung"} on stdout
+    /// (docs/judge.md; `review judge-prompt triage` prints a ready prompt). Named here it also
+    /// runs in a plan; from your config file (`commands.judge`) only with --apply. Without
+    /// one, the built-in ladder decides
+    #[arg(long, visible_alias = "triager-cmd", value_name = "COMMAND")]
+    judge_cmd: Option<String>,
 
-    /// How long the triager may take for one thread, in seconds
-    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
-    triager_timeout: u64,
+    /// How long the judge may take for one thread, in seconds
+    #[arg(
+        long,
+        alias = "triager-timeout",
+        value_name = "SECONDS",
+        default_value_t = 300
+    )]
+    judge_timeout: u64,
+
+    /// Ask the judge about at most N threads this run (the ambiguous first); the rest keep the
+    /// reader's class
+    #[arg(long, value_name = "N", requires = "judge_cmd")]
+    judge_max: Option<usize>,
 
     /// Push the fix commits to the PR's branch after --apply (never forced), then resolve the
     /// threads they fix
@@ -174,7 +187,7 @@ struct Settings {
     reviewer: Option<(String, std::time::Duration)>,
     skip_pre_review: bool,
     push: bool,
-    triager: Option<(String, std::time::Duration)>,
+    judge: Option<crate::judge::JudgeCmd>,
     interactive: bool,
     json: bool,
     summary_file: Option<PathBuf>,
@@ -205,7 +218,7 @@ impl Settings {
         // A plan runs no reviewer (whose job is to post a review) and no fixer; a judge only
         // when the command line names one: a configured judge runs with --apply.
         if args.apply {
-            args.triager_cmd = configured(args.triager_cmd.as_ref(), config.triager.as_ref());
+            args.judge_cmd = configured(args.judge_cmd.as_ref(), config.judge.as_ref());
             args.reviewer_cmd = configured(args.reviewer_cmd.as_ref(), config.reviewer.as_ref());
         } else if args.reviewer_cmd.is_some() {
             plan_notes.push(
@@ -297,12 +310,14 @@ impl Settings {
             skip_pre_review: args.skip_pre_review,
             push: args.push,
             interactive: args.interactive,
-            triager: args.triager_cmd.filter(|c| !c.trim().is_empty()).map(|c| {
-                (
-                    c,
-                    std::time::Duration::from_secs(args.triager_timeout.max(1)),
-                )
-            }),
+            judge: args
+                .judge_cmd
+                .filter(|c| !c.trim().is_empty())
+                .map(|command| crate::judge::JudgeCmd {
+                    command,
+                    timeout: std::time::Duration::from_secs(args.judge_timeout.max(1)),
+                    max: args.judge_max,
+                }),
             fixer: args
                 .fixer_cmd
                 .filter(|c| !c.trim().is_empty())
@@ -320,7 +335,8 @@ impl Settings {
                 fixes,
                 history: FixHistory::default(),
                 deferred: args.deferred.into_iter().map(ThreadId).collect(),
-                verdicts: BTreeMap::new(),
+                judged: BTreeMap::new(),
+                severity_floor: config.min_severity.as_ref().map(|(floor, _)| *floor),
                 protocol_signals: args
                     .protocol_signals
                     .into_iter()
@@ -385,6 +401,92 @@ fn read_snapshot(
         ));
     }
     Ok(pr)
+}
+
+/// The files `threads` are on, at the PR head, for the judge: through the API when connected
+/// (never from the working tree, which may hold links anywhere), else from the local checkout's
+/// HEAD commit when it is the PR head, else none and why.
+async fn files_at_head(
+    pr: &PullRequest,
+    threads: &[ThreadId],
+    connection: Option<&github::Connection>,
+    checkout: Option<&GitVcs>,
+) -> BTreeMap<String, crate::judge::FileAtHead> {
+    let mut files = BTreeMap::new();
+    for id in threads {
+        let Some(thread) = pr.thread(id) else {
+            continue;
+        };
+        if files.contains_key(&thread.path) || thread.path.is_empty() {
+            continue;
+        }
+        let found = match (connection, checkout) {
+            (Some(conn), _) => match Reader::new(&conn.client)
+                .file_at(
+                    &pr.repo,
+                    &pr.head_sha.0,
+                    &thread.path,
+                    crate::judge::FILE_LIMIT,
+                )
+                .await
+            {
+                Ok(review_github::reader::RepoFile::Text(text)) => Ok(text),
+                Ok(review_github::reader::RepoFile::Absent) => {
+                    Err("the file is not in the PR head".to_owned())
+                }
+                Ok(review_github::reader::RepoFile::Refused(why)) => Err(why),
+                Err(e) => Err(format!("it could not be read: {e}")),
+            },
+            (None, Some(vcs)) => {
+                match vcs.text_at("HEAD", &thread.path, crate::judge::FILE_LIMIT) {
+                    Ok(Some(text)) => Ok(text),
+                    Ok(None) => Err(
+                        "not a regular text file of the PR head within the size read".to_owned(),
+                    ),
+                    Err(e) => Err(format!("it could not be read: {e}")),
+                }
+            }
+            (None, None) => {
+                Err("not available: a recorded snapshot with no checkout at the PR head".to_owned())
+            }
+        };
+        files.insert(thread.path.clone(), found);
+    }
+    files
+}
+
+/// Says what the judge's answers came to: how many it answered, failed, and the hard gates
+/// that overrode it.
+fn narrate_judge(plan: &plan::Plan, eligible: usize, max: Option<usize>) {
+    let reports: Vec<_> = plan
+        .threads
+        .iter()
+        .filter_map(|p| p.report.judge.as_ref().map(|j| (&p.report.id, j)))
+        .collect();
+    let failed = reports.iter().filter(|(_, j)| j.failed).count();
+    let gated: Vec<_> = reports.iter().filter(|(_, j)| j.gate.is_some()).collect();
+    let mut line = format!(
+        "[triage] step 3 — the judge answered for {} of {eligible} bot threads",
+        reports.len() - failed
+    );
+    if failed > 0 {
+        line.push_str(&format!(" ({failed} failed: the reader's class stands)"));
+    }
+    if let Some(max) = max
+        && eligible > max
+    {
+        line.push_str(&format!(
+            "; --judge-max {max}: the other {} keep the reader's class",
+            eligible - max
+        ));
+    }
+    output::narrate(&line);
+    for (id, judge) in gated {
+        output::narrate(&format!(
+            "[triage] step 3 — a hard gate held over the judge's answer for {id}: {}",
+            judge.gate.as_deref().unwrap_or_default()
+        ));
+    }
 }
 
 /// Runs `review triage`.
@@ -558,18 +660,44 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     }
     let signals = review_classify::analyze(&pr, &settings.triage.automation);
     let mut plan = plan::plan(&pr, &signals, &settings.triage);
-    if let Some((command, timeout)) = &settings.triager {
-        if settings.triage.ladder == LadderMode::Off {
-            output::narrate("[triage] step 3 — --no-ladder: the triager is not asked");
-        } else {
-            let verdicts =
-                triager::verdicts(command, *timeout, &common::cwd()?, &pr, &plan, &signals);
-            output::narrate(&format!(
-                "[triage] step 3 — the triager judged {} ambiguous bot threads",
-                verdicts.len()
-            ));
-            settings.triage.verdicts = verdicts;
+    match &settings.judge {
+        Some(_) if settings.triage.ladder == LadderMode::Off => {
+            output::narrate("[triage] step 3 — --no-ladder: the judge is not asked");
+        }
+        Some(judge) => {
+            let threads = crate::judge::candidates(&plan, &signals);
+            let files = files_at_head(
+                &pr,
+                &threads,
+                connection.as_ref(),
+                vcs.as_ref()
+                    .filter(|_| settings.triage.fixes.checkout_at_head == Some(true)),
+            )
+            .await;
+            let asked = crate::judge::ask(
+                judge,
+                &common::cwd()?,
+                &pr,
+                &plan,
+                &signals,
+                &threads,
+                &files,
+            );
+            settings.triage.judged = asked.verdicts;
             plan = plan::plan(&pr, &signals, &settings.triage);
+            narrate_judge(&plan, asked.eligible, judge.max);
+        }
+        None if settings.triage.ladder == LadderMode::Off => {}
+        None => {
+            if plan
+                .threads
+                .iter()
+                .any(|p| p.report.class == Some(review_core::rules::Class::Ambiguous))
+            {
+                output::narrate(
+                    "[triage] step 3 — no judge (--judge-cmd): the built-in ladder places the ambiguous bot threads",
+                );
+            }
         }
     }
     for line in &plan.narration {

@@ -26,6 +26,7 @@ mod test_finish;
 mod test_followup;
 mod test_form_browser;
 mod test_hostile;
+mod test_judge;
 mod test_live;
 mod test_mcp;
 mod test_respond;

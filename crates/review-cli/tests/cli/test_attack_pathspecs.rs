@@ -157,7 +157,7 @@ async fn attack_commit_round_never_stages_the_users_untracked_env_file() {
             1,
             &[(
                 bot("coderabbitai"),
-                "**Wrong variable name in `.env.local`.** Rename `API_KEY` to `APP_KEY`.",
+                "**Wrong variable name in `.env.local`.** Rename `DB_HOST` to `DATABASE_HOST`.",
             )],
         )
         .thread(
@@ -229,7 +229,7 @@ async fn attack_the_loop_never_commits_the_users_untracked_file_a_fixer_edited()
             1,
             &[(
                 bot("coderabbitai"),
-                "**Wrong variable name in `.env.local`.** Rename `API_KEY` to `APP_KEY`.",
+                "**Wrong variable name in `.env.local`.** Rename `DB_HOST` to `DATABASE_HOST`.",
             )],
         )
     });
@@ -270,7 +270,7 @@ async fn attack_the_loop_never_commits_the_users_untracked_file_a_fixer_edited()
 }
 
 const UNWRAP_FIX: &str = "`get()` returns `None` when the header is missing, and the `unwrap()` panics the handler. Replace `get().unwrap()` with `get()?` so the error propagates to the caller.";
-const TEST_FIX: &str = "`other()` is not covered by any test, so a regression goes unnoticed. Add one in `tests/other.rs`:\n\n```diff\n+#[test]\n+fn other() {}\n```";
+const TEST_FIX: &str = "`other()` is not covered by any test, so a regression goes unnoticed. Add a `#[test] fn other()` in `tests/other.rs`.";
 
 const FIXER_WITH_A_TEST: &str = r#"input=$(cat)
 case "$input" in

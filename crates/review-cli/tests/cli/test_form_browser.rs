@@ -50,7 +50,7 @@ mod form;
 use form::{FormServer, FormTimings};
 
 /// How long one DevTools call or one wait in the page may take.
-const PATIENCE: Duration = Duration::from_secs(30);
+const PATIENCE: Duration = Duration::from_secs(90);
 
 /// The browser to drive, or `None` (with a note) when there is none and none is required.
 #[allow(

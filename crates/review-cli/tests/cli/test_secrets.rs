@@ -344,6 +344,7 @@ async fn secrets_the_token_appears_nowhere_on_any_command() {
     s.expect(0, &["schema", "report"]);
     s.expect(0, &["completions", "bash"]);
     s.expect(0, &["man"]);
+    s.expect(0, &["judge-prompt", "triage"]);
     let mcp = mcp_session(&s);
     assert_clean("mcp (stdout)", &mcp.stdout);
     assert_clean("mcp (stderr)", &mcp.stderr);

@@ -2,8 +2,10 @@
 
 use proptest::prelude::*;
 use review_core::execute::{Workspace, check_plan, execute};
-use review_core::plan::{Action, plan};
+use review_core::judge::{Verdict, hard_gate};
+use review_core::plan::{Action, TriageSettings, plan};
 use review_core::report::{Outcome, Report};
+use review_core::rules::Class;
 use review_test_support::strategy::triage_input;
 use review_test_support::{FakeHost, FakeVcs, Mutation};
 
@@ -46,6 +48,57 @@ proptest! {
         let back: Report = serde_json::from_str(&json).unwrap();
         prop_assert!(back.check().is_ok());
         prop_assert_eq!(back, report);
+    }
+
+    /// No judge's answer (the settings carry answers of every class and rung, and failures, for
+    /// any thread, human and partly read ones included: a judge that obeys a hostile body
+    /// answers anything) gets past a hard gate: a security-sensitive finding or a fix carrying a
+    /// deny-listed action is never fixed and ends as it would with no judge, an unknown format or a post that is not a
+    /// finding is never made actionable, a bot-stated critical or high finding is not dismissed
+    /// on the judge's word, and a failed judge changes no outcome.
+    #[test]
+    fn no_judge_answer_gets_past_a_hard_gate((pr, signals, settings) in triage_input(24)) {
+        let judged = plan(&pr, &signals, &settings);
+        let unjudged = plan(&pr, &signals, &TriageSettings { judged: Default::default(), ..settings.clone() });
+        for (p, u) in judged.threads.iter().zip(&unjudged.threads) {
+            prop_assert_eq!(&p.report.id, &u.report.id);
+            let thread = pr.thread(&p.report.id).expect("planned threads come from the PR");
+            let answer = settings.judged.get(&p.report.id);
+            // A fix of the tool's own already made is history, not judgement.
+            let fixed = settings.history.landed.contains_key(&thread.id)
+                || settings.history.pending.contains_key(&thread.id);
+            if thread.is_outdated || p.report.duplicate_of.is_some() || fixed {
+                continue;
+            }
+            if p.report.human || !thread.all_comments_read {
+                prop_assert_eq!(&p.action, &Action::Leave);
+                prop_assert!(p.report.judge.is_none(), "a judge's answer counted on a refused thread");
+                continue;
+            }
+            let Some(sig) = signals.threads.get(&p.report.id) else { continue };
+            if hard_gate(sig).is_some() {
+                // Never fixed, and whatever the judge said, the outcome the reader's own rules
+                // give (an already-addressed one resolves; the rest wait for a person).
+                prop_assert!(!matches!(p.action, Action::Fix(_)), "{:?} {:?}", sig, answer);
+                prop_assert_eq!(&p.action, &u.action, "{:?} {:?}", sig, answer);
+                prop_assert_eq!(p.report.outcome, u.report.outcome);
+            }
+            if !sig.format_known || sig.non_finding.is_some() {
+                prop_assert_ne!(p.report.class, Some(Class::Actionable).filter(|_| u.report.class != Some(Class::Actionable)));
+                prop_assert!(!matches!(p.action, Action::Fix(_)) || matches!(u.action, Action::Fix(_)));
+            }
+            if sig.severity.is_high()
+                && !sig.already_addressed
+                && sig.non_finding.is_none()
+                && u.action != Action::Resolve
+            {
+                prop_assert_ne!(&p.action, &Action::Resolve, "a {:?} finding dismissed on the judge's word", sig.severity);
+            }
+            if matches!(answer, Some(Verdict::Failed(_))) || answer.is_none() {
+                prop_assert_eq!(p.report.outcome, u.report.outcome);
+                prop_assert_eq!(p.report.class, u.report.class);
+            }
+        }
     }
 
     /// A thread whose fix is already committed is never fixed again.

@@ -77,6 +77,7 @@ fn decide(d: &mut Decisions, fp: &str, thread: &str, verdict: Verdict, replied: 
             path: "src/lib.rs",
             body: "Handle the error",
             denied_paths: &[],
+            security: None,
         },
     );
     assert!(matches!(judged, Judged::Decided(_)), "{judged:?}");
