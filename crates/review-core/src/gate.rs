@@ -322,14 +322,17 @@ impl AutomationSettings {
         if !thread.all_comments_read {
             return Err(Refusal::NotReadWhole);
         }
-        let mut who: Vec<String> = self
-            .human_participants(thread, pr)
-            .map(|p| match p {
+        // Each person once, in the order they first took part.
+        let mut who: Vec<String> = Vec::new();
+        for p in self.human_participants(thread, pr) {
+            let name = match p {
                 Participation::Human { login: Some(l) } => format!("@{l}"),
                 _ => "an unknown author".to_owned(),
-            })
-            .collect();
-        who.dedup();
+            };
+            if !who.contains(&name) {
+                who.push(name);
+            }
+        }
         if !who.is_empty() {
             return Err(Refusal::Human(who));
         }
@@ -658,6 +661,21 @@ mod tests {
         assert_eq!(
             s.may_act(&human.threads[0], &human),
             Err(Refusal::Human(vec!["@mei".to_owned()]))
+        );
+        // A long discussion names each person once, in the order they first spoke.
+        let talk = pr_with(vec![
+            (Some(bot("coderabbitai")), "finding"),
+            (Some(user("mei")), "no"),
+            (Some(user("tomasz")), "yes"),
+            (Some(user("mei")), "still no"),
+            (Some(user("tomasz")), "fine"),
+        ]);
+        assert_eq!(
+            s.may_act(&talk.threads[0], &talk),
+            Err(Refusal::Human(vec![
+                "@mei".to_owned(),
+                "@tomasz".to_owned()
+            ]))
         );
 
         let mut partly = bot_only.clone();
