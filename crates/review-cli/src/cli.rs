@@ -48,6 +48,12 @@ pub struct Cli {
     /// (a `gh` login stays reachable to it: this is defence in depth)
     #[arg(long = "pass-token", global = true, value_name = "COMMAND", value_parser = pass_token_name)]
     pass_token: Vec<crate::command::Kind>,
+
+    /// How many judge, analyst and translator calls run at once (1-64) [default: `jobs` in your
+    /// config file, else 4]. Answers are taken in thread order, so the output is the same with
+    /// any number; fixers always run one at a time (they edit the working tree)
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    jobs: Option<u16>,
 }
 
 fn pass_token_name(text: &str) -> Result<crate::command::Kind, String> {
@@ -144,6 +150,15 @@ pub fn run() -> Result<(), CliError> {
             .collect();
     }
     crate::command::set_token_policy(pass, extra_variables);
+    let configured_jobs = crate::config::current()
+        .ok()
+        .and_then(|c| c.jobs.as_ref().map(|(n, _)| *n));
+    crate::command::set_jobs(
+        cli.jobs
+            .map(usize::from)
+            .or(configured_jobs)
+            .unwrap_or(crate::command::DEFAULT_JOBS),
+    );
     crate::audit::set_command(command_name(&cli.command));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

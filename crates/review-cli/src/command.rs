@@ -8,17 +8,36 @@
 //! background, and its output is read only until the deadline, so a background child holding
 //! a pipe open cannot hang the tool. Token variables are not passed down unless the user named
 //! the command (`--pass-token NAME`, or `commands.pass-token` in the user's own config).
+//!
+//! Calls that only answer (judges, analysts, translators) may run side by side
+//! ([`for_each_ordered`], at most `--jobs` at a time), their results taken in order; fixers
+//! edit the working tree and run one at a time. [`stop_all`] (Ctrl-C) kills every running
+//! command's group and starts no other.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The most of a command's stdout kept.
 const MAX_OUTPUT: u64 = 1 << 20;
+
+/// How many answering commands run at once when the user says nothing (`--jobs`).
+pub const DEFAULT_JOBS: usize = 4;
+
+/// How many answering commands run at once (`--jobs`, `jobs` in the user's config).
+static JOBS: AtomicUsize = AtomicUsize::new(DEFAULT_JOBS);
+
+/// Set by [`stop_all`]: no command starts any more, and a running one is stopped.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// The process groups of the commands running now.
+static RUNNING: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
 
 /// How long output is still read after the command ended or was killed.
 const DRAIN: Duration = Duration::from_secs(2);
@@ -116,6 +135,100 @@ pub fn random_marker() -> Result<String, String> {
 }
 
 /// Kills the process group led by `pid` (best effort: it may be gone).
+/// Sets how many answering commands may run at once (at least one).
+pub fn set_jobs(jobs: usize) {
+    JOBS.store(jobs.max(1), Ordering::SeqCst);
+}
+
+/// How many answering commands may run at once.
+pub fn jobs() -> usize {
+    JOBS.load(Ordering::SeqCst)
+}
+
+/// Stops everything the tool runs (Ctrl-C): every running command's process group is killed
+/// and no other command starts in this process.
+pub fn stop_all() {
+    STOPPING.store(true, Ordering::SeqCst);
+    let running: Vec<u32> = RUNNING
+        .lock()
+        .map(|r| r.iter().copied().collect())
+        .unwrap_or_default();
+    for pid in running {
+        kill_group(pid);
+    }
+}
+
+/// Whether [`stop_all`] was called.
+pub fn stopping() -> bool {
+    STOPPING.load(Ordering::SeqCst)
+}
+
+fn track(pid: u32, running: bool) {
+    if let Ok(mut r) = RUNNING.lock() {
+        if running {
+            r.insert(pid);
+        } else {
+            r.remove(&pid);
+        }
+    }
+}
+
+/// Runs `work` on each of `items`, at most [`jobs`] at a time on threads of their own, and
+/// hands each result to `done` with its index, in the order of `items` (a result waits for the
+/// ones before it); `finished` hears how many are done after each.
+pub fn for_each_ordered<T: Sync, R: Send>(
+    items: &[T],
+    work: impl Fn(&T) -> R + Sync,
+    mut done: impl FnMut(usize, R),
+    mut finished: impl FnMut(usize),
+) {
+    let workers = jobs().clamp(1, items.len().max(1));
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let (next, work) = (&next, &work);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(item) = items.get(i) else { break };
+                    if tx.send((i, work(item))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut waiting = BTreeMap::new();
+        let (mut want, mut count) = (0, 0);
+        for (i, result) in rx {
+            count += 1;
+            finished(count);
+            waiting.insert(i, result);
+            while let Some(result) = waiting.remove(&want) {
+                done(want, result);
+                want += 1;
+            }
+        }
+    });
+}
+
+/// Runs `f` on a thread of the blocking pool; a Ctrl-C meanwhile stops every command it runs
+/// ([`stop_all`]). Returns its result and whether it was interrupted.
+pub async fn interruptible<R: Send + 'static>(
+    f: impl FnOnce() -> R + Send + 'static,
+) -> Result<(R, bool), String> {
+    let mut handle = tokio::task::spawn_blocking(f);
+    tokio::select! {
+        result = &mut handle => result.map(|r| (r, false)).map_err(|e| e.to_string()),
+        _ = tokio::signal::ctrl_c() => {
+            stop_all();
+            handle.await.map(|r| (r, true)).map_err(|e| e.to_string())
+        }
+    }
+}
+
 fn kill_group(pid: u32) {
     if let Some(pid) = i32::try_from(pid)
         .ok()
@@ -160,6 +273,9 @@ pub fn run_with(
     timeout: Duration,
     vars: &[(&str, &str)],
 ) -> Result<String, String> {
+    if stopping() {
+        return Err("was not started: interrupted".to_owned());
+    }
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg(command)
@@ -180,6 +296,7 @@ pub fn run_with(
         .spawn()
         .map_err(|e| format!("cannot run `{command}`: {e}"))?;
     let pid = child.id();
+    track(pid, true);
     if let Some(mut stdin) = child.stdin.take() {
         // A command that does not read its input closes the pipe early: that is its business.
         let input = input.to_owned();
@@ -194,7 +311,7 @@ pub fn run_with(
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() > timeout => {
+            Ok(None) if started.elapsed() > timeout || stopping() => {
                 kill_group(pid);
                 let _ = child.kill();
                 let _ = child.wait();
@@ -203,12 +320,14 @@ pub fn run_with(
             Ok(None) => std::thread::sleep(Duration::from_millis(25)),
             Err(e) => {
                 kill_group(pid);
+                track(pid, false);
                 return Err(format!("cannot wait for it: {e}"));
             }
         }
     };
     // Whatever it left running in its group goes with it.
     kill_group(pid);
+    track(pid, false);
     let deadline = Instant::now() + DRAIN;
     let collect = |rx: Option<mpsc::Receiver<String>>| {
         rx.and_then(|rx| {
@@ -220,6 +339,9 @@ pub fn run_with(
     let out = collect(out);
     let err = collect(err);
     let Some(status) = status else {
+        if stopping() {
+            return Err("was stopped: interrupted".to_owned());
+        }
         return Err(format!(
             "did not finish within {} s and was stopped",
             timeout.as_secs()

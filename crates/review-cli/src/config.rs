@@ -130,6 +130,9 @@ struct UserFile {
     github: GitHub,
     #[serde(default)]
     judge: JudgeSection,
+    /// How many judge, analyst and translator calls run at once.
+    #[serde(default)]
+    jobs: Option<usize>,
 }
 
 /// `[judge]`: limits on the judge's answers, the user's own.
@@ -218,6 +221,18 @@ fn check_user(path: &Path, text: &str, user: &UserFile) -> Result<(), CliError> 
             hint: Some("the default is 60".to_owned()),
         });
     }
+    if let Some(jobs) = user.jobs
+        && !(1..=64).contains(&jobs)
+    {
+        return Err(CliError::Input {
+            path: path.to_path_buf(),
+            message: format!(
+                "line {}: `jobs` is {jobs}, not between 1 and 64",
+                line_of_key(text, "jobs")
+            ),
+            hint: Some("the default is 4; 1 runs one call at a time".to_owned()),
+        });
+    }
     Ok(())
 }
 
@@ -255,6 +270,7 @@ const USER_ONLY: &[&str] = &[
     "run-hooks",
     "github",
     "judge",
+    "jobs",
 ];
 
 /// The merged configuration (before flags), each value with its source.
@@ -272,6 +288,8 @@ pub struct Config {
     pub reviewer: Option<(String, Source)>,
     /// The judge command (`commands.judge`, or its older name `commands.triager`).
     pub judge: Option<(String, Source)>,
+    /// How many judge, analyst and translator calls run at once (`jobs`).
+    pub jobs: Option<(usize, Source)>,
     /// The severity floor for the judge's answers (`judge.min-severity`).
     pub min_severity: Option<(review_core::signals::Severity, Source)>,
     /// The fixer command.
@@ -542,6 +560,7 @@ pub fn load() -> Result<Config, CliError> {
         config.reviewer = c.reviewer.map(|v| (v, source.clone()));
         config.judge = c.judge.map(|v| (v, source.clone()));
         config.min_severity = user.judge.min_severity.map(|v| (v, source.clone()));
+        config.jobs = user.jobs.map(|v| (v, source.clone()));
         config.fixer = c.fixer.map(|v| (v, source.clone()));
         config.checks = c.checks.map(|v| (v, source.clone()));
         config.agent = c.agent.map(|v| (v, source.clone()));

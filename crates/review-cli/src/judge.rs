@@ -107,6 +107,8 @@ pub struct Asked {
     pub verdicts: BTreeMap<ThreadId, Verdict>,
     /// The threads it could have been asked about.
     pub eligible: usize,
+    /// The threads asked about that got no answer because the run was interrupted (Ctrl-C).
+    pub interrupted: Vec<ThreadId>,
 }
 
 /// The lines of `text` the judge gets for a thread on `lines` (1-based, inclusive), with their
@@ -187,61 +189,92 @@ pub fn input(
     })
 }
 
-/// Asks `judge` about each of `threads` (at most `judge.max` of them), in order.
-pub fn ask(
+/// One judge call, ready to go: the thread, whether the reader left it ambiguous, and the
+/// input (or why none could be made).
+#[derive(Debug)]
+pub struct Call {
+    thread: ThreadId,
+    ambiguous: bool,
+    input: Result<String, String>,
+}
+
+/// The calls for each of `threads` (at most `judge.max` of them), in order.
+pub fn prepare(
     judge: &JudgeCmd,
-    dir: &Path,
     pr: &PullRequest,
     plan: &Plan,
     signals: &SignalSet,
     threads: &[ThreadId],
     files: &BTreeMap<String, FileAtHead>,
-) -> Asked {
+) -> Vec<Call> {
+    let limit = judge.max.unwrap_or(usize::MAX);
+    threads
+        .iter()
+        .take(limit)
+        .filter_map(|id| {
+            let thread = pr.thread(id)?;
+            let sig = signals.threads.get(id)?;
+            let planned = plan.threads.iter().find(|p| &p.report.id == id)?;
+            let reader = (
+                planned.report.class.unwrap_or(Class::Ambiguous),
+                planned.report.reason.as_str(),
+            );
+            let input = crate::command::random_marker().map(|hex| {
+                let marker = format!("evidence_{hex}");
+                input(thread, sig, reader, files.get(&thread.path), &marker).to_string()
+            });
+            Some(Call {
+                thread: id.clone(),
+                ambiguous: reader.0 == Class::Ambiguous,
+                input,
+            })
+        })
+        .collect()
+}
+
+/// Makes `calls`, at most `--jobs` at a time, and takes the answers in thread order: each
+/// failure narrated in that order, a progress line on a terminal while calls are out. After
+/// [`crate::command::stop_all`] (Ctrl-C) the threads without an answer are in `interrupted`.
+pub fn ask(judge: &JudgeCmd, dir: &Path, calls: &[Call], eligible: usize) -> Asked {
     let mut asked = Asked {
-        eligible: threads.len(),
+        eligible,
         ..Asked::default()
     };
-    let limit = judge.max.unwrap_or(usize::MAX);
-    for id in threads.iter().take(limit) {
-        let (Some(thread), Some(sig)) = (pr.thread(id), signals.threads.get(id)) else {
-            continue;
-        };
-        let Some(planned) = plan.threads.iter().find(|p| &p.report.id == id) else {
-            continue;
-        };
-        let reader = (
-            planned.report.class.unwrap_or(Class::Ambiguous),
-            planned.report.reason.as_str(),
-        );
-        let verdict = crate::command::random_marker()
-            .and_then(|hex| {
-                let marker = format!("evidence_{hex}");
-                let input = input(thread, sig, reader, files.get(&thread.path), &marker);
+    let spinner = output::Spinner::start(&format!("judging 0/{}", calls.len()));
+    crate::command::for_each_ordered(
+        calls,
+        |call| {
+            call.input.clone().and_then(|input| {
                 crate::command::run(
                     crate::command::Kind::Judge,
                     &judge.command,
                     dir,
-                    &input.to_string(),
+                    &input,
                     judge.timeout,
                 )
             })
-            .and_then(|out| parse_answer(&out));
-        let verdict = match verdict {
-            Ok(answer) => Verdict::Answered(answer),
-            Err(why) => {
-                output::narrate(&format!(
-                    "[triage] step 3 — the judge {why} for {id}: the reader's class stands{}",
-                    if reader.0 == Class::Ambiguous {
-                        ", stop-and-ask"
-                    } else {
-                        ""
-                    }
-                ));
-                Verdict::Failed(why)
+        },
+        |i, answer| {
+            let call = &calls[i];
+            if crate::command::stopping() && answer.is_err() {
+                asked.interrupted.push(call.thread.clone());
+                return;
             }
-        };
-        asked.verdicts.insert(id.clone(), verdict);
-    }
+            let verdict = match answer.and_then(|out| parse_answer(&out)) {
+                Ok(answer) => Verdict::Answered(answer),
+                Err(why) => {
+                    output::narrate(&format!(
+                        "[triage] step 3 — the judge {why} for {}: the reader's class stands{}",
+                        call.thread,
+                        if call.ambiguous { ", stop-and-ask" } else { "" }
+                    ));
+                    Verdict::Failed(why)
+                }
+            };
+            asked.verdicts.insert(call.thread.clone(), verdict);
+        },
+        |done| spinner.set_label(&format!("judging {done}/{}", calls.len())),
+    );
     asked
 }
 

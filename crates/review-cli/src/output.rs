@@ -122,9 +122,12 @@ pub fn prompt(question: &str) {
 /// A spinner on stderr for work that may take more than a moment (a read of a large pull
 /// request, a wait between polls). It shows only on a terminal, only after the first 700 ms, and
 /// erases itself when dropped; elsewhere it does nothing.
+/// Its label may change as the work goes ([`Spinner::set_label`]: "judging 12/38"); it is not
+/// narration, and never enters `--substep`'s narration.
 #[derive(Debug)]
 pub struct Spinner {
     stop: std::sync::Arc<AtomicBool>,
+    label: std::sync::Arc<Mutex<String>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -132,17 +135,29 @@ impl Spinner {
     /// Starts a spinner labelled `label` ("reading PR #482").
     pub fn start(label: &str) -> Self {
         let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let label = std::sync::Arc::new(Mutex::new(label.to_owned()));
         let shown = io::stderr().is_terminal() && !collecting();
         let thread = shown.then(|| {
             let stop = std::sync::Arc::clone(&stop);
-            let label = label.to_owned();
+            let label = std::sync::Arc::clone(&label);
             std::thread::spawn(move || spin(&label, &stop))
         });
-        Self { stop, thread }
+        Self {
+            stop,
+            label,
+            thread,
+        }
+    }
+
+    /// Changes the label shown from the next frame on.
+    pub fn set_label(&self, label: &str) {
+        if let Ok(mut l) = self.label.lock() {
+            label.clone_into(&mut l);
+        }
     }
 }
 
-fn spin(label: &str, stop: &AtomicBool) {
+fn spin(label: &Mutex<String>, stop: &AtomicBool) {
     const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
     let started = std::time::Instant::now();
     let tick = std::time::Duration::from_millis(100);
@@ -153,8 +168,9 @@ fn spin(label: &str, stop: &AtomicBool) {
         if started.elapsed() < std::time::Duration::from_millis(700) {
             continue;
         }
+        let text = label.lock().map(|l| l.clone()).unwrap_or_default();
         eprint!(
-            "\r{} {label} ({} s)",
+            "\r\x1b[2K{} {text} ({} s)",
             FRAMES[frame % FRAMES.len()],
             started.elapsed().as_secs()
         );

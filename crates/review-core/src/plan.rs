@@ -196,6 +196,26 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Leaves `threads`, and the duplicates that follow them, to a person as interrupted (the
+    /// run was stopped before their decision was made): no action, deferred `interrupted`,
+    /// `why` as the reason.
+    pub fn interrupt(&mut self, threads: &std::collections::BTreeSet<ThreadId>, why: &str) {
+        for p in &mut self.threads {
+            let leader_stopped = p
+                .report
+                .duplicate_of
+                .as_ref()
+                .is_some_and(|l| threads.contains(l));
+            if threads.contains(&p.report.id) || leader_stopped {
+                p.action = Action::Leave;
+                p.report.outcome = Outcome::Deferred;
+                p.report.deferred_because = Some(DeferReason::Interrupted);
+                p.report.reason = why.to_owned();
+                p.report.commit = None;
+            }
+        }
+    }
+
     /// The report of this plan, before anything is carried out (`applied` is false).
     pub fn report(&self, pr: &PullRequest) -> Result<Report, ReconcileError> {
         Report::new(

@@ -43,8 +43,9 @@ $XDG_CONFIG_HOME/review/config.toml, else ~/.config/review/config.toml) may set 
     [judge]                        # your file only
     min-severity = \"high\"          # no judge makes a finding below it actionable
 
-`run-hooks = true`, a top-level key of your own file (before any [table]), lets the tool's git
-commands run the repository's hooks (off by default: with husky, lefthook or pre-commit the
+`jobs = 4`, a top-level key of your own file, is how many judge, analyst and translator calls
+run at once (--jobs wins). `run-hooks = true`, a top-level key of your own file (before any
+[table]), lets the tool's git commands run the repository's hooks (off by default: with husky, lefthook or pre-commit the
 hooks are the pull request's code). The repository's file (.github/review.toml) is read at the
 pull request's base commit through the API, never from the working tree (which holds the pull
 request's own content): a regular file of at most 64 KiB. It may only add bot logins (counted
@@ -125,6 +126,14 @@ fn rows(config: &config::Config, repository: &config::RepositoryLayer) -> Vec<Ro
             Some((v, s)) => push(key, v.clone(), s),
             None => push(key, "(not set)".to_owned(), &Source::Default),
         }
+    }
+    match &config.jobs {
+        Some((jobs, source)) => push("jobs", jobs.to_string(), source),
+        None => push(
+            "jobs",
+            crate::command::DEFAULT_JOBS.to_string(),
+            &Source::Default,
+        ),
     }
     if let Some((floor, source)) = &config.min_severity {
         push("judge.min-severity", floor.as_str().to_owned(), source);

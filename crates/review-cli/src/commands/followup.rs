@@ -294,7 +294,9 @@ fn per_thread(
     let Ok(dir) = common::cwd() else {
         return;
     };
-    for issue in page.groups.iter_mut().flat_map(|g| g.issues.iter_mut()) {
+    // The inputs first, in thread order; the calls side by side (--jobs); the answers in order.
+    let mut inputs = Vec::new();
+    for issue in page.groups.iter().flat_map(|g| g.issues.iter()) {
         let Ok(hex) = crate::command::random_marker() else {
             return;
         };
@@ -306,7 +308,20 @@ fn per_thread(
             "diffHunk": issue.diff_hunk,
             "instructions": instructions,
         });
-        match crate::command::run(kind, command, &dir, &input.to_string(), timeout) {
+        inputs.push(input.to_string());
+    }
+    let mut answers = Vec::with_capacity(inputs.len());
+    let spinner = output::Spinner::start(&format!("{} 0/{}", kind.as_str(), inputs.len()));
+    crate::command::for_each_ordered(
+        &inputs,
+        |input| crate::command::run(kind, command, &dir, input, timeout),
+        |_, answer| answers.push(answer),
+        |done| spinner.set_label(&format!("{} {done}/{}", kind.as_str(), inputs.len())),
+    );
+    drop(spinner);
+    let issues = page.groups.iter_mut().flat_map(|g| g.issues.iter_mut());
+    for (issue, answer) in issues.zip(answers) {
+        match answer {
             Ok(text) => apply(issue, text),
             Err(why) => output::narrate(&format!(
                 "[followup] the {} {why} for #{}",

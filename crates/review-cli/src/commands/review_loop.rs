@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Args;
 use review_core::decisions;
 use review_core::post;
-use review_core::watch::{FindingKind, OutOfDiff, ThreadFinding};
+use review_core::watch::{FindingKind, ThreadFinding};
 use review_github::reader::Reader;
 use serde_json::json;
 
@@ -137,79 +137,77 @@ impl Driver {
         })
     }
 
-    /// Asks the judge about `finding` and records its answer as `review decide` does (no
-    /// answer is an escalation).
-    fn decide(
-        &self,
-        files: &LoopFiles,
-        finding: &ThreadFinding,
-        review: Option<&str>,
-    ) -> Result<decide::Recorded, CliError> {
-        let raw = self.triage(finding, review);
-        let missing = raw
-            .trim()
-            .is_empty()
-            .then_some("the judge returned nothing");
-        decide::record_answer(files, finding, &raw, None, &self.denied, missing)
-    }
-
-    /// Triages every pending bot finding and every finding of unanswered out-of-diff reviews.
+    /// Triages every pending bot finding and every finding of unanswered out-of-diff reviews:
+    /// the judge's calls run side by side (`--jobs`), their answers recorded in order.
     fn triage_all(&self, files: &LoopFiles) -> Result<usize, CliError> {
         let state = files.load_watch()?.unwrap_or_default();
-        let decisions_now = files.load_decisions()?;
-        let mut count = 0;
-        for finding in state.pending.iter().filter(|f| f.kind == FindingKind::Bot) {
-            let recorded = self.decide(files, finding, None)?;
-            output::narrate(&format!(
-                "[loop] {} {}{}",
-                recorded.verdict,
-                finding.thread_id,
-                recorded
-                    .reason
-                    .map(|r| format!(": {r}"))
-                    .unwrap_or_default()
-            ));
-            count += 1;
-        }
-        for review in state.out_of_diff.iter().filter(|o| {
-            !decisions_now
-                .addressed_out_of_diff
-                .contains_key(&o.review_id)
-        }) {
-            count += self.triage_out_of_diff(files, review, &decisions_now)?;
-        }
-        Ok(count)
-    }
-
-    fn triage_out_of_diff(
-        &self,
-        files: &LoopFiles,
-        review: &OutOfDiff,
-        known: &decisions::Decisions,
-    ) -> Result<usize, CliError> {
-        let mut count = 0;
-        for f in review
-            .findings
+        let known = files.load_decisions()?;
+        // (the finding, the out-of-diff review it belongs to)
+        let mut work: Vec<(ThreadFinding, Option<String>)> = state
+            .pending
             .iter()
-            .filter(|f| !known.knows(&f.fingerprint))
+            .filter(|f| f.kind == FindingKind::Bot)
+            .map(|f| (f.clone(), None))
+            .collect();
+        for review in state
+            .out_of_diff
+            .iter()
+            .filter(|o| !known.addressed_out_of_diff.contains_key(&o.review_id))
         {
-            let finding = ThreadFinding {
-                fingerprint: f.fingerprint.clone(),
-                thread_id: review.review_id.clone(),
-                kind: FindingKind::Bot,
-                author: review.author.clone(),
-                path: f.path.clone(),
-                line: f.line,
-                outdated: false,
-                body: f.body.clone(),
-                all_comments_read: true,
-                url: String::new(),
-                human_comment_ids: Vec::new(),
-            };
-            self.decide(files, &finding, Some(&review.review_id))?;
-            count += 1;
+            for f in review
+                .findings
+                .iter()
+                .filter(|f| !known.knows(&f.fingerprint))
+            {
+                let finding = ThreadFinding {
+                    fingerprint: f.fingerprint.clone(),
+                    thread_id: review.review_id.clone(),
+                    kind: FindingKind::Bot,
+                    author: review.author.clone(),
+                    path: f.path.clone(),
+                    line: f.line,
+                    outdated: false,
+                    body: f.body.clone(),
+                    all_comments_read: true,
+                    url: String::new(),
+                    human_comment_ids: Vec::new(),
+                };
+                work.push((finding, Some(review.review_id.clone())));
+            }
         }
-        Ok(count)
+        let mut failure = None;
+        crate::command::for_each_ordered(
+            &work,
+            |(finding, review)| self.triage(finding, review.as_deref()),
+            |i, raw| {
+                if failure.is_some() {
+                    return;
+                }
+                let (finding, review) = &work[i];
+                let missing = raw
+                    .trim()
+                    .is_empty()
+                    .then_some("the judge returned nothing");
+                match decide::record_answer(files, finding, &raw, None, &self.denied, missing) {
+                    Ok(recorded) if review.is_none() => output::narrate(&format!(
+                        "[loop] {} {}{}",
+                        recorded.verdict,
+                        finding.thread_id,
+                        recorded
+                            .reason
+                            .map(|r| format!(": {r}"))
+                            .unwrap_or_default()
+                    )),
+                    Ok(_) => {}
+                    Err(e) => failure = Some(e),
+                }
+            },
+            |_| {},
+        );
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(work.len()),
+        }
     }
 
     /// Runs the fixer on each of the round's VALID findings; returns the files it edited. A

@@ -660,6 +660,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     }
     let signals = review_classify::analyze(&pr, &settings.triage.automation);
     let mut plan = plan::plan(&pr, &signals, &settings.triage);
+    let mut interrupted = false;
     match &settings.judge {
         Some(_) if settings.triage.ladder == LadderMode::Off => {
             output::narrate("[triage] step 3 — --no-ladder: the judge is not asked");
@@ -674,17 +675,30 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
                     .filter(|_| settings.triage.fixes.checkout_at_head == Some(true)),
             )
             .await;
-            let asked = crate::judge::ask(
-                judge,
-                &common::cwd()?,
-                &pr,
-                &plan,
-                &signals,
-                &threads,
-                &files,
-            );
+            let calls = crate::judge::prepare(judge, &pr, &plan, &signals, &threads, &files);
+            let (judge_cmd, dir, eligible) = (judge.clone(), common::cwd()?, threads.len());
+            // The calls run side by side (--jobs) on the blocking pool; Ctrl-C stops them all.
+            let (asked, stopped) = crate::command::interruptible(move || {
+                crate::judge::ask(&judge_cmd, &dir, &calls, eligible)
+            })
+            .await
+            .map_err(|e| CliError::Other {
+                message: format!("the judge's calls failed: {e}"),
+                hint: Some("nothing was changed; run again".to_owned()),
+            })?;
             settings.triage.judged = asked.verdicts;
             plan = plan::plan(&pr, &signals, &settings.triage);
+            if stopped {
+                interrupted = true;
+                output::narrate(&format!(
+                    "[triage] interrupted — {} threads had no answer from the judge; nothing is changed",
+                    asked.interrupted.len()
+                ));
+                plan.interrupt(
+                    &asked.interrupted.iter().cloned().collect(),
+                    "interrupted before the judge answered",
+                );
+            }
             narrate_judge(&plan, asked.eligible, judge.max);
         }
         None if settings.triage.ladder == LadderMode::Off => {}
@@ -704,7 +718,8 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         output::narrate(line);
     }
     let mut push_failure = None;
-    let stop = Arc::new(AtomicBool::new(false));
+    // Interrupted while the judge was asked: nothing more is done.
+    let stop = Arc::new(AtomicBool::new(interrupted));
     let mut report: Report = match (&connection, &vcs) {
         (Some(conn), Some(vcs)) if settings.apply => {
             let host = conn.audited_host(review_core::gate::DEFAULT_AUTOMATED_HEADER, Some(vcs));

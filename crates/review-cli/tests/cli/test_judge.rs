@@ -520,3 +520,222 @@ async fn the_judge_gets_the_file_at_the_head_from_github() {
     let t2 = asked.values().find(|v| v["path"] == "src/gone.rs").unwrap();
     assert_eq!(t2["file"]["missing"], "the file is not in the PR head");
 }
+
+/// A judge that waits at a barrier: each call marks itself in flight, records how many are,
+/// and waits (10 s at most) until `barrier` calls have started.
+fn barrier_judge(env: &TestEnvironment, name: &str, barrier: usize) -> (String, PathBuf) {
+    let dir = env.dir().join(name);
+    for sub in ["started", "inflight"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    let script = env.write(
+        &format!("{name}.sh"),
+        &format!(
+            r#"#!/bin/sh
+d='{dir}'
+cat > /dev/null
+touch "$d/started/$$"; touch "$d/inflight/$$"
+ls "$d/inflight" | wc -l >> "$d/counts"
+i=0
+while [ "$(ls "$d/started" | wc -l)" -lt {barrier} ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+rm -f "$d/inflight/$$"
+echo '{{"class": "nit", "reason": "noise"}}'
+"#,
+            dir = dir.display()
+        ),
+    );
+    (format!("sh '{}'", script.display()), dir)
+}
+
+fn max_in_flight(dir: &Path) -> usize {
+    std::fs::read_to_string(dir.join("counts"))
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().parse::<usize>().unwrap())
+        .max()
+        .unwrap()
+}
+
+/// Judge calls run side by side, at most `--jobs` at a time, and the output is the same
+/// whatever the number: answers are taken in thread order.
+#[test]
+fn judge_calls_run_side_by_side_with_the_same_output() {
+    let env = TestEnvironment::new();
+    let (four, four_dir) = barrier_judge(&env, "four", 4);
+    let example = example_arg();
+    let run = |judge: &str, jobs: &str| {
+        let out = env.run(&[
+            "triage",
+            "--input",
+            &example,
+            "--json",
+            "--judge-cmd",
+            judge,
+            "--jobs",
+            jobs,
+        ]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out
+    };
+    let parallel = run(&four, "4");
+    assert_eq!(max_in_flight(&four_dir), 4, "four calls were out at once");
+    let (one, one_dir) = barrier_judge(&env, "one", 1);
+    let serial = run(&one, "1");
+    assert_eq!(max_in_flight(&one_dir), 1);
+    assert_eq!(
+        parallel.stdout, serial.stdout,
+        "the report does not depend on --jobs"
+    );
+    assert_eq!(parallel.stderr, serial.stderr, "nor does the narration");
+    let out = env.run(&["triage", "--input", &example, "--jobs", "0"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    env.write_user_config("jobs = 0\n");
+    let out = env.run(&["triage", "--input", &example]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(out.stderr.contains("`jobs` is 0"), "{}", out.stderr);
+}
+
+/// Whether a process lives (a zombie waiting for its parent to reap it does not: it runs no
+/// more). Waits up to a second for a killed one to go.
+fn alive(pid: &str) -> bool {
+    let running = || {
+        std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).is_ok_and(|stat| {
+            // The state follows the command name in parentheses.
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().next())
+                .is_some_and(|state| state != "Z" && state != "X")
+        })
+    };
+    for _ in 0..20 {
+        if !running() {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    true
+}
+
+/// A judge that hangs (and leaves a child of its own behind) is stopped at its deadline and
+/// blocks no other call; nothing it started outlives the run.
+#[test]
+fn a_hanging_judge_blocks_no_other_and_leaves_nothing_behind() {
+    let env = TestEnvironment::new();
+    let pids = env.dir().join("pids");
+    let script = env.write(
+        "hang.sh",
+        &format!(
+            r#"#!/bin/sh
+input=$(cat)
+case "$input" in
+  *{DESIGN_QUESTION}*)
+    sleep 300 &
+    echo "$! $$" >> '{pids}'
+    printf 'partial'
+    sleep 300 ;;
+esac
+echo '{{"class": "nit", "reason": "noise"}}'
+"#,
+            pids = pids.display()
+        ),
+    );
+    let started = std::time::Instant::now();
+    let (report, stderr) = triage(
+        &env,
+        &[
+            "--judge-cmd",
+            &format!("sh '{}'", script.display()),
+            "--judge-timeout",
+            "2",
+            "--jobs",
+            "2",
+        ],
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "the hanging judge held the run"
+    );
+    assert!(stderr.contains("did not finish within 2 s"), "{stderr}");
+    let answered = report
+        .threads
+        .iter()
+        .filter(|t| t.judge.as_ref().is_some_and(|j| !j.failed))
+        .count();
+    assert!(answered >= 10, "the other calls were answered: {stderr}");
+    assert!(
+        thread(&report, DESIGN_QUESTION)
+            .judge
+            .as_ref()
+            .unwrap()
+            .failed
+    );
+    for pid in std::fs::read_to_string(&pids).unwrap().split_whitespace() {
+        assert!(!alive(pid), "process {pid} outlived the run");
+    }
+}
+
+/// Ctrl-C while the judge is asked kills every running call, leaves the unanswered threads
+/// deferred as interrupted, changes nothing, and exits 130.
+#[test]
+fn ctrl_c_while_judging_stops_every_call_and_exits_130() {
+    let env = TestEnvironment::new();
+    let pids = env.dir().join("pids");
+    let script = env.write(
+        "slow.sh",
+        &format!(
+            "#!/bin/sh\ncat > /dev/null\necho $$ >> '{}'\nsleep 300\n",
+            pids.display()
+        ),
+    );
+    let example = example_arg();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_review"))
+        .args([
+            "triage",
+            "--input",
+            &example,
+            "--json",
+            "--jobs",
+            "3",
+            "--judge-cmd",
+            &format!("sh '{}'", script.display()),
+        ])
+        .current_dir(env.dir())
+        .env_clear()
+        .env("HOME", env.dir())
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until three calls are out.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::fs::read_to_string(&pids)
+        .map(|p| p.lines().count())
+        .unwrap_or(0)
+        < 3
+    {
+        assert!(std::time::Instant::now() < deadline, "the judge never ran");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let report: Report = serde_json::from_slice(&out.stdout).unwrap();
+    report.check().unwrap();
+    let interrupted: Vec<_> = report
+        .threads
+        .iter()
+        .filter(|t| t.deferred_because == Some(DeferReason::Interrupted))
+        .collect();
+    assert!(interrupted.len() >= 3, "{stderr}");
+    assert!(!report.applied);
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    for pid in std::fs::read_to_string(&pids).unwrap().split_whitespace() {
+        assert!(!alive(pid), "judge {pid} outlived the run");
+    }
+}
