@@ -100,16 +100,9 @@ struct Driver {
 }
 
 impl Driver {
-    /// Asks the judge about one finding; an error or no answer is an empty answer (which
-    /// escalates).
-    fn triage(&self, finding: &ThreadFinding, review: Option<&str>) -> String {
-        let marker = match crate::command::random_marker() {
-            Ok(hex) => format!("finding_{hex}"),
-            Err(why) => {
-                output::narrate(&format!("[loop] {why}"));
-                return String::new();
-            }
-        };
+    /// Asks the judge about one finding: its answer, or why there is none.
+    fn triage(&self, finding: &ThreadFinding, review: Option<&str>) -> Result<String, String> {
+        let marker = format!("finding_{}", crate::command::random_marker()?);
         let input = json!({
             "fingerprint": finding.fingerprint,
             "threadId": review.map_or(finding.thread_id.as_str(), |_| ""),
@@ -128,13 +121,6 @@ impl Driver {
             &input.to_string(),
             Duration::from_secs(self.args.judge_timeout),
         )
-        .unwrap_or_else(|why| {
-            output::narrate(&format!(
-                "[loop] the judge {why} for {}: escalated",
-                finding.thread_id
-            ));
-            String::new()
-        })
     }
 
     /// Triages every pending bot finding and every finding of unanswered out-of-diff reviews:
@@ -179,11 +165,20 @@ impl Driver {
         crate::command::for_each_ordered(
             &work,
             |(finding, review)| self.triage(finding, review.as_deref()),
-            |i, raw| {
-                if failure.is_some() {
+            |i, answer| {
+                let (finding, review) = &work[i];
+                // Interrupted: what the judge did not answer stays pending.
+                if failure.is_some() || (answer.is_err() && crate::command::stopping()) {
                     return;
                 }
-                let (finding, review) = &work[i];
+                // No answer is an empty one, which escalates.
+                let raw = answer.unwrap_or_else(|why| {
+                    output::narrate(&format!(
+                        "[loop] the judge {why} for {}: escalated",
+                        finding.thread_id
+                    ));
+                    String::new()
+                });
                 let missing = raw
                     .trim()
                     .is_empty()
@@ -426,7 +421,7 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
     ));
     let denied = repository.denied(&args.deny_paths)?;
     let (interval, max_polls) = (args.poll.interval, args.poll.max_polls);
-    let driver = Driver { args, vcs, denied };
+    let driver = std::sync::Arc::new(Driver { args, vcs, denied });
     let mut polls = 0u64;
     loop {
         let (events, open) = watcher.poll().await?;
@@ -436,7 +431,22 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
             output::narrate("[loop] the pull request is no longer open; stopping");
             return Ok(());
         }
-        if driver.triage_all(&files)? > 0 {
+        // The judge's calls run side by side on the blocking pool; Ctrl-C stops them all, and
+        // what they had not answered stays pending for the next run.
+        let (judged, stopped) = crate::command::interruptible({
+            let (driver, files) = (driver.clone(), files.clone());
+            move || driver.triage_all(&files)
+        })
+        .await
+        .map_err(|e| CliError::Other {
+            message: format!("the judge's calls failed: {e}"),
+            hint: Some("run the loop again: what was recorded stays recorded".to_owned()),
+        })?;
+        if stopped {
+            output::narrate("[loop] interrupted while the judge was asked; stopping");
+            return Err(CliError::Interrupted);
+        }
+        if judged? > 0 {
             let edited = driver.fix_all(&files)?;
             driver.commit(&files, &edited)?;
         }

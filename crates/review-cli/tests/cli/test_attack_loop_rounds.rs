@@ -344,3 +344,53 @@ esac
     assert_eq!(std::fs::read_to_string(&runs).unwrap().lines().count(), 2);
     assert_eq!(std::fs::read_to_string(&checks).unwrap().lines().count(), 1);
 }
+
+/// The loop's judge calls within one poll run side by side (`--jobs 2`: both are out at once,
+/// each waiting for the other), and their answers are recorded in order as with one at a time.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_loops_judge_calls_run_side_by_side() {
+    let a = two_findings_on_one_file().await;
+    let started = a.outside("started");
+    std::fs::create_dir_all(&started).unwrap();
+    let judge = a.sh(
+        "barrier.sh",
+        &format!(
+            r#"cat > /dev/null
+touch '{started}/'$$
+i=0
+while [ "$(ls '{started}' | wc -l)" -lt 2 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+[ $i -lt 200 ] || exit 9
+echo '{{"verdict":"FALSE_POSITIVE","reasoning":"not so","evidence":["src/cache.rs:1"]}}'
+"#,
+            started = started.display()
+        ),
+    );
+    let out = a.on_pr(
+        "loop",
+        &[
+            "--judge-cmd",
+            &judge,
+            "--jobs",
+            "2",
+            "--interval",
+            "0",
+            "--max-polls",
+            "1",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let d = a.decisions();
+    assert!(
+        d.escalated.is_empty(),
+        "a call waited alone: {d:?}\n{}",
+        out.stderr
+    );
+    assert_eq!(d.seen.len(), 2, "{d:?}");
+    let alpha = out.stderr.find("FALSE_POSITIVE ALPHA").unwrap();
+    let omega = out.stderr.find("FALSE_POSITIVE OMEGA").unwrap();
+    assert!(
+        alpha < omega,
+        "answers are recorded in order: {}",
+        out.stderr
+    );
+}
