@@ -437,15 +437,35 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
         args.translator_cmd.as_ref(),
         crate::config::current()?.translator.as_ref(),
     );
-    if let Some(cmd) = translator.filter(|c| !c.trim().is_empty()) {
-        translate(&cmd, &mut page);
-    }
     let analyst = crate::config::or_configured(
         args.analyst_cmd.as_ref(),
         crate::config::current()?.analyst.as_ref(),
     );
-    if let Some(cmd) = analyst.filter(|c| !c.trim().is_empty()) {
-        analyse(&cmd, &mut page);
+    let translator = translator.filter(|c| !c.trim().is_empty());
+    let analyst = analyst.filter(|c| !c.trim().is_empty());
+    if translator.is_some() || analyst.is_some() {
+        // Their calls run side by side on the blocking pool; Ctrl-C stops them all.
+        let (filled, stopped) = crate::command::interruptible(move || {
+            if let Some(cmd) = translator {
+                translate(&cmd, &mut page);
+            }
+            if let Some(cmd) = analyst {
+                analyse(&cmd, &mut page);
+            }
+            page
+        })
+        .await
+        .map_err(|e| CliError::Other {
+            message: format!("the translator's or analyst's calls failed: {e}"),
+            hint: Some("nothing was changed; run again".to_owned()),
+        })?;
+        if stopped {
+            output::narrate(
+                "[followup] interrupted while the comments were prepared; nothing was changed",
+            );
+            return Err(CliError::Interrupted);
+        }
+        page = filled;
     }
 
     let mut previous: Option<FormAnswers> = None;
