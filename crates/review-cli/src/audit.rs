@@ -1,6 +1,6 @@
 //! The audit log: every mutation the tool makes (resolve, unresolve, reply, comment, minimize,
-//! commit, push), appended as one JSON line to `review/audit-OWNER-NAME-N.jsonl` under the git
-//! common directory, with the run's id, and shown by `review log`. Append-only: a line is
+//! commit, push), appended as one JSON line to `review/pulls/OWNER/NAME/N/audit.jsonl` under the
+//! git common directory, with the run's id, and shown by `review log`. Append-only: a line is
 //! written in one `write` to a file opened for appending, never rewritten.
 //!
 //! The log also tells the gate which threads the tool resolved: GitHub does not record who

@@ -11,8 +11,8 @@ use crate::output;
 /// and push, with the run that made it
 ///
 /// The log is kept in the clone, under the git common directory
-/// (`review/audit-OWNER-NAME-N.jsonl`), one JSON object per line, appended as each mutation is
-/// made (or fails, or may have happened: `uncertain`), never rewritten.
+/// (`review/pulls/OWNER/NAME/N/audit.jsonl`), one JSON object per line, appended as each
+/// mutation is made (or fails, or may have happened: `uncertain`), never rewritten.
 #[derive(Debug, Args)]
 pub struct LogArgs {
     /// The pull request: a number, a URL, or nothing for the open PR of the current branch

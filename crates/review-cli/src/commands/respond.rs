@@ -22,6 +22,19 @@ use crate::output;
 /// How long a run waits for another run posting on the same pull request.
 const LOCK_WAIT: Duration = Duration::from_secs(30);
 
+/// The variable that shortens [`LOCK_WAIT`], for the tests (which cannot wait 30 s for a lock):
+/// whole seconds, never more than [`LOCK_WAIT`]. A shorter wait only gives up sooner.
+const LOCK_WAIT_FOR_TESTS: &str = "REVIEW_TEST_LOCK_WAIT_SECONDS";
+
+/// How long this run waits for the post lock: [`LOCK_WAIT`], or less when
+/// [`LOCK_WAIT_FOR_TESTS`] says so.
+fn lock_wait() -> Duration {
+    std::env::var(LOCK_WAIT_FOR_TESTS)
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .map_or(LOCK_WAIT, |secs| Duration::from_secs(secs).min(LOCK_WAIT))
+}
+
 /// Post replies from a file to bot threads, and resolve them; each reply is posted once, ever
 ///
 /// The file is a JSON array of `{"threadId": "PRRT_...", "replyBody": "...", "resolve": true}`;
@@ -447,7 +460,7 @@ fn mark_replied(files: Option<&LoopFiles>, thread: &str) -> Result<(), CliError>
 
 /// The per-PR lock every run that posts replies takes for its read-check-post-record cycle, so
 /// two runs on one pull request never both see a reply missing and both post it. Waits up to
-/// [`LOCK_WAIT`], then fails naming the run that holds it.
+/// [`lock_wait`] (30 s), then fails naming the run that holds it.
 pub(crate) struct PostLock {
     _file: std::fs::File,
     /// Beside the lock, who holds it (the lock file itself stays empty).
@@ -487,12 +500,13 @@ impl PostLock {
             .open(&path)
             .map_err(|e| fail(format!("cannot open {}: {e}", path.display())))?;
         let started = std::time::Instant::now();
+        let wait = lock_wait();
         let mut said = false;
         loop {
             match file.try_lock() {
                 Ok(()) => break,
                 Err(std::fs::TryLockError::WouldBlock) => {
-                    if started.elapsed() >= LOCK_WAIT {
+                    if started.elapsed() >= wait {
                         let who = std::fs::read_to_string(&holder).unwrap_or_default();
                         let who = if who.trim().is_empty() {
                             "another run".to_owned()
@@ -503,7 +517,7 @@ impl PostLock {
                             message: format!(
                                 "{who} is posting on PR #{}; gave up waiting after {} s",
                                 pr.number,
-                                LOCK_WAIT.as_secs()
+                                wait.as_secs()
                             ),
                             hint: Some(format!(
                                 "wait for it to finish and run again (its lock: {})",

@@ -1098,8 +1098,10 @@ fn offer_human_fixes(
 
 /// Pushes the fix commits waiting for a push to the PR's own branch (see
 /// [`GitVcs::push_to_pr`]), reads the PR again, and resolves the threads whose fixes are now on
-/// its head and that the tool may still act on. Returns why the push failed or was refused, if
-/// it was (the report is still printed before the command fails).
+/// its head and that the tool may still act on. The push is refused, before git is asked, when
+/// the PR's head on GitHub (as read at the start, and again just before the push) is not in
+/// HEAD's history: someone pushed to the branch since the checkout. Returns why the push failed
+/// or was refused, if it was (the report is still printed before the command fails).
 async fn push_and_resolve(
     vcs: &GitVcs,
     conn: &github::Connection,
@@ -1108,6 +1110,19 @@ async fn push_and_resolve(
     host: &crate::audit::AuditedHost,
     report: &mut Report,
 ) -> Result<Option<String>, CliError> {
+    let refused = |why: String| {
+        output::narrate(&format!("[triage] push — refused or failed: {why}"));
+        Ok(Some(why))
+    };
+    let pr_head = pr.head_sha.0.as_str();
+    if !vcs.has_commit(pr_head) || !vcs.is_ancestor(pr_head, "HEAD") {
+        return refused(
+            crate::git::PushRefused::NotAhead {
+                head: pr.head_sha.short().to_owned(),
+            }
+            .to_string(),
+        );
+    }
     let waiting: Vec<usize> = report
         .threads
         .iter()
@@ -1128,17 +1143,27 @@ async fn push_and_resolve(
         "[triage] push — pushing {} to {branch}",
         local.short()
     ));
+    // Minutes may have passed since the read (the fixer, the checks): someone may have pushed
+    // to the branch meanwhile. The push goes on top of GitHub's head as it is now, or not at all.
+    let now = match Reader::new(&conn.client)
+        .pull_request(&conn.repo, conn.number)
+        .await
+    {
+        Ok(now) => now,
+        Err(e) => {
+            return refused(format!(
+                "cannot read the pull request again before the push: {e}"
+            ));
+        }
+    };
     let remote = match vcs.push_to_pr(
         &conn.host_name,
-        pr.head_repo.as_ref(),
+        now.head_repo.as_ref(),
         branch,
-        &pr.head_sha.0,
+        &now.head_sha.0,
     ) {
         Ok(remote) => remote,
-        Err(e) => {
-            output::narrate(&format!("[triage] push — refused or failed: {e}"));
-            return Ok(Some(e.to_string()));
-        }
+        Err(e) => return refused(e.to_string()),
     };
     output::narrate(&format!(
         "[triage] push — pushed to {remote}; reading the PR again"

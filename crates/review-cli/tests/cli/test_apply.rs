@@ -549,21 +549,8 @@ async fn a_rejected_push_keeps_the_commits_and_says_what_to_do() {
     let (head, work) = repository(&env);
     let github = FakeGitHub::start().await;
     github.add_pull_request(pr_at(&head));
-    // Someone else pushed to the branch meanwhile.
-    let other = env.dir().join("other");
-    git(
-        env.dir(),
-        &[
-            "clone",
-            "-q",
-            env.dir().join("remote.git").to_str().unwrap(),
-            other.to_str().unwrap(),
-        ],
-    );
-    std::fs::write(other.join("theirs.txt"), "theirs\n").unwrap();
-    git(&other, &["add", "theirs.txt"]);
-    commit(&other, "theirs");
-    git(&other, &["push", "-q", "origin", "HEAD:feature"]);
+    // Someone else pushed to the branch meanwhile (GitHub does not show it yet).
+    push_as_someone_else(&env);
 
     let out = apply_with(&env, &work, &github, &["--push"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
@@ -583,6 +570,172 @@ async fn a_rejected_push_keeps_the_commits_and_says_what_to_do() {
         "2",
         "the fix commit stays"
     );
+}
+
+/// Someone else pushes a commit to the pull request's branch (through a clone of their own):
+/// GitHub shows it as the PR's head. Returns its id.
+fn push_as_someone_else(env: &TestEnvironment) -> String {
+    let other = env.dir().join("other");
+    git(
+        env.dir(),
+        &[
+            "clone",
+            "-q",
+            env.dir().join("remote.git").to_str().unwrap(),
+            other.to_str().unwrap(),
+        ],
+    );
+    std::fs::write(other.join("theirs.txt"), "theirs\n").unwrap();
+    git(&other, &["add", "theirs.txt"]);
+    commit(&other, "theirs");
+    git(&other, &["push", "-q", "origin", "HEAD:feature"]);
+    git_out(&other, &["rev-parse", "HEAD"])
+}
+
+/// The actions the audit log of acme/widgets#1 in `work` records, in order.
+fn audited_actions(work: &Path) -> Vec<String> {
+    std::fs::read_to_string(crate::common::state_dir(work).join("audit.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let entry: serde_json::Value = serde_json::from_str(l).unwrap();
+            entry["action"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+/// A `--push` run the branch's new head stopped: exit 1 after the report, saying to pull or
+/// rebase onto `theirs`; the fix commit `fix` stays the local HEAD, the remote keeps `theirs`,
+/// and git was never asked to push. Returns the report.
+fn assert_push_refused(
+    env: &TestEnvironment,
+    work: &Path,
+    out: &Output,
+    theirs: &str,
+    fix: &str,
+) -> Report {
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "the pull request's head {} is not an ancestor of HEAD; pull or rebase onto it first",
+            &theirs[..7]
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("hint: the fixes are committed locally"),
+        "{}",
+        out.stderr
+    );
+    let report: Report = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("the report is printed before the failure ({e}): {out:?}"));
+    assert_eq!(git_out(work, &["rev-parse", "HEAD"]), fix, "the fix stays");
+    assert_eq!(
+        git_out(work, &["status", "--porcelain", "--untracked-files=no"]),
+        "M notes.md",
+        "the user's work is left as it was"
+    );
+    assert_eq!(
+        git_out(&env.dir().join("remote.git"), &["rev-parse", "feature"]),
+        theirs,
+        "their commit is the branch's head still"
+    );
+    assert!(
+        !audited_actions(work).iter().any(|a| a == "push"),
+        "git was never asked to push: {:?}",
+        audited_actions(work)
+    );
+    report
+}
+
+// Attack: someone pushes to the pull request's branch after the checkout (GitHub shows their
+// commit as the PR's head), then `triage --apply --push` runs with the fix an earlier run
+// committed: pushing the checkout would need their commit thrown away, and a run that pushes
+// nothing must not say all is well. Safe: the push is refused before git is asked, whether their
+// commit was fetched or not: exit 1 after the report, "pull or rebase onto it first"; the fix
+// commit stays.
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_a_push_to_the_branch_since_the_checkout_stops_the_push_and_keeps_the_fix() {
+    let env = TestEnvironment::new();
+    let (head, work) = repository(&env);
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(pr_at(&head));
+    let out = apply(&env, &work, &github);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let fix = git_out(&work, &["rev-parse", "HEAD"]);
+    assert_ne!(fix, head, "the fix is committed, not pushed");
+
+    let theirs = push_as_someone_else(&env);
+    move_pr_head(&github, &theirs);
+    let out = apply_with(&env, &work, &github, &["--push"]);
+    let report = assert_push_refused(&env, &work, &out, &theirs, &fix);
+    assert_eq!(
+        entry(&report, "FIX").deferred_because,
+        Some(review_core::report::DeferReason::NotAtHead),
+        "no fix is made on a checkout behind the PR's head"
+    );
+
+    // Their commit fetched (not merged): still not in HEAD's history, still refused.
+    git(&work, &["fetch", "-q", "origin"]);
+    let out = apply_with(&env, &work, &github, &["--push"]);
+    assert_push_refused(&env, &work, &out, &theirs, &fix);
+    assert!(
+        !github
+            .mutations()
+            .contains(&Mutation::Resolve(ThreadId::from("FIX"))),
+        "{:?}",
+        github.mutations()
+    );
+}
+
+// Attack: someone pushes to the branch while the fixer works, minutes after the tool read the
+// pull request: the head the run started from is still in HEAD's history, theirs is not. Safe:
+// the pull request is read again just before the push and the push refused on GitHub's new
+// head, before git is asked: exit 1, "pull or rebase onto it first"; the fix commit stays.
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_a_push_to_the_branch_while_the_fixer_works_stops_the_push_before_git() {
+    use crate::attack2_support::{finish, spawn, wait_until};
+    let env = TestEnvironment::new();
+    let (head, work) = repository(&env);
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(bugbot_pr(&head));
+    let started = env.dir().join("fixer-started");
+    let release = env.dir().join("fixer-release");
+    let fixer = format!(
+        "cat > /dev/null; touch '{}'; while [ ! -e '{}' ]; do sleep 0.05; done; \
+         sed -i 's/get().unwrap()/get()?/' src/lib.rs",
+        started.display(),
+        release.display()
+    );
+    let mut cmd = review_in(&work, &github);
+    cmd.env("HOME", env.dir()).args([
+        "triage",
+        "1",
+        "--repo",
+        "acme/widgets",
+        "--apply",
+        "--json",
+        "--push",
+        "--fixer-cmd",
+        &fixer,
+    ]);
+    let child = spawn(cmd);
+    wait_until("the fixer starts", || started.exists());
+    let theirs = push_as_someone_else(&env);
+    move_pr_head(&github, &theirs);
+    std::fs::write(&release, "").unwrap();
+    let out = finish(child);
+
+    let fix = git_out(&work, &["rev-parse", "HEAD"]);
+    assert_ne!(fix, head, "the fix is committed");
+    assert!(
+        git_out(&work, &["log", "-1", "--format=%B"]).contains("Review-Thread: BUG"),
+        "the fix commit is the tool's"
+    );
+    let report = assert_push_refused(&env, &work, &out, &theirs, &fix);
+    assert!(report.applied, "the fix was made in this run");
+    assert_eq!(entry(&report, "BUG").outcome, Outcome::Actioned);
 }
 
 #[tokio::test(flavor = "multi_thread")]

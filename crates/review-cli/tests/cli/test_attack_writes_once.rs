@@ -1,6 +1,6 @@
 //! Issue 13, items 15 and 16: writes happen once, and only when what they say is true. Two
-//! `respond` runs started together on one replies file, and a reply about a fix whose commit was
-//! rebased before the push.
+//! `respond` runs started together on one replies file, a run that gives up on a lock another run
+//! holds, and a reply about a fix whose commit was rebased before the push.
 
 use review_test_support::github::{FakeCheck, FakeGitHub, Fault};
 use review_test_support::{PrBuilder, bot};
@@ -75,6 +75,109 @@ async fn attack_two_respond_runs_at_once_post_each_reply_once() {
         waited[0].stdout.contains("already  A") && waited[0].stdout.contains("already  B"),
         "the run that waited found both replies posted: {}",
         waited[0].stdout
+    );
+}
+
+// Attack: a run posting on the pull request hangs while it holds the per-PR lock (a stalled
+// network, a suspended terminal); another `respond` must neither post around it nor wait for
+// ever. Safe: it waits up to its deadline (30 s; `REVIEW_TEST_LOCK_WAIT_SECONDS` shortens it for
+// tests), then fails (exit 1) naming the run that holds the lock, having posted nothing, and
+// leaves the lock and its holder file as they are.
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_respond_gives_up_on_a_held_lock_naming_its_holder_and_posts_nothing() {
+    let env = TestEnvironment::new();
+    git(env.dir(), &["init", "-q", "-b", "feature"]);
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(
+        PrBuilder::new()
+            .thread("A", "src/lib.rs", 3, &[(bot("coderabbitai"), "x")])
+            .build(),
+    );
+    env.write(
+        "replies.json",
+        r#"[{"threadId": "A", "replyBody": "Not applying this — the cache is deliberate.", "resolve": true}]"#,
+    );
+    let args = [
+        "respond",
+        "1",
+        "--repo",
+        "acme/widgets",
+        "--replies",
+        "replies.json",
+    ];
+    // Another live run holds the lock, taken as the tool takes it: an exclusive lock on the lock
+    // file, and who holds it in the holder file beside it.
+    let dir = crate::common::state_dir(env.dir());
+    std::fs::create_dir_all(&dir).unwrap();
+    let lock_path = dir.join("posting.lock");
+    let holder_path = dir.join("posting.holder");
+    let open_lock = || {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .unwrap()
+    };
+    let held = open_lock();
+    held.try_lock().unwrap();
+    let holder = "`review respond` (process 4242, run 20261130T110000Z-1a2b)";
+    std::fs::write(&holder_path, holder).unwrap();
+
+    let mut cmd = review(env.dir(), env.dir(), &github, &args);
+    cmd.env("REVIEW_TEST_LOCK_WAIT_SECONDS", "1");
+    let started = std::time::Instant::now();
+    let out = run(cmd);
+    let waited = started.elapsed();
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains("another run is posting on this pull request; waiting for it"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(&format!(
+            "error: {holder} is posting on PR #1; gave up waiting after 1 s"
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("hint: wait for it to finish and run again")
+            && out.stderr.contains("posting.lock"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        waited >= std::time::Duration::from_secs(1) && waited < std::time::Duration::from_secs(20),
+        "it waited its deadline, no more: {waited:?}"
+    );
+    assert!(github.mutations().is_empty(), "{:?}", github.mutations());
+    assert_eq!(
+        std::fs::read_to_string(&holder_path).unwrap(),
+        holder,
+        "the holder file is the holder's"
+    );
+    assert!(
+        matches!(
+            open_lock().try_lock(),
+            Err(std::fs::TryLockError::WouldBlock)
+        ),
+        "the lock file is the one still held"
+    );
+
+    // The holder ends (its lock released, its holder file removed): the same run posts, once.
+    drop(held);
+    std::fs::remove_file(&holder_path).unwrap();
+    let out = run(review(env.dir(), env.dir(), &github, &args));
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        replies_in(&github, "A").len(),
+        1,
+        "{:?}",
+        github.mutations()
     );
 }
 

@@ -345,6 +345,102 @@ async fn fixes_are_dispatched_then_answered_once_pushed_and_the_group_hidden() {
     assert_eq!(s.github.mutations().len(), before);
 }
 
+// Attack: the follow-up's agent commits a fix; before pushing, the user rebases the branch onto
+// a base that moved on and rewords the fix, so the commit the follow-up recorded never reaches
+// the pull request; a reply citing it would cite a commit the PR does not have. Safe: `--finish`
+// waits while the fix is not on the PR's head, then finds it there by its patch (an agent's
+// commit carries no trailer), cites the commit as it landed, and posts once.
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_a_followup_fix_rebased_before_the_push_is_cited_as_it_landed() {
+    let s = Setup::new().await;
+    let dir = s.env.dir();
+    let start = git_out(dir, &["rev-parse", "HEAD"]);
+    s.github
+        .update_pull_request(&repo(), 1, |pr| pr.head_sha = CommitId(start.clone()));
+    s.env.write("agent.sh", AGENT);
+    s.env.write(
+        "answers.json",
+        r#"{"status": "submitted",
+            "issues": {"CACHE": {"instruction": "Add an LRU bound of 1000 entries", "autoResolve": true}}}"#,
+    );
+    let out = s.run(&[
+        "--answers",
+        "answers.json",
+        "--yes",
+        "--agent-cmd",
+        "sh agent.sh",
+    ]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        git_out(dir, &["show", "--name-only", "--format=", "HEAD"]),
+        "src/cache.rs"
+    );
+    let recorded = git_out(dir, &["rev-parse", "--short=7", "HEAD"]);
+    assert!(s.replies("CACHE").is_empty(), "not pushed yet: no reply");
+
+    // The base moved on; the user rebases onto it and rewords the fix, then pushes nothing yet.
+    let as_dana = ["-c", "user.name=Dana", "-c", "user.email=dana@example.com"];
+    git(dir, &["checkout", "-q", "-b", "upstream", &start]);
+    std::fs::write(dir.join("README.md"), "widgets, the upstream edit\n").unwrap();
+    git(dir, &["add", "README.md"]);
+    commit(dir, "upstream");
+    git(dir, &["checkout", "-q", "feature"]);
+    git(dir, &[&as_dana[..], &["rebase", "-q", "upstream"]].concat());
+    git(
+        dir,
+        &[
+            &as_dana[..],
+            &["commit", "-q", "--amend", "-m", "Bound the cache"],
+        ]
+        .concat(),
+    );
+    let rebased = git_out(dir, &["rev-parse", "HEAD"]);
+    assert_ne!(&rebased[..7], recorded, "the rebase changed the fix's id");
+
+    let out = s.run(&["--finish"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("CACHE: fixed in") && out.stderr.contains("not on the PR yet"),
+        "{}",
+        out.stderr
+    );
+    assert!(s.replies("CACHE").is_empty(), "{:?}", s.github.mutations());
+    assert!(!s.resolved("CACHE"));
+
+    // Pushed: the PR's head is the rebased fix. The reply cites it, not the recorded commit.
+    s.github
+        .update_pull_request(&repo(), 1, |pr| pr.head_sha = CommitId(rebased.clone()));
+    let out = s.run(&["--finish"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let replies = s.replies("CACHE");
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert!(
+        replies[0].contains(&format!(
+            "Fixed in {}: Add an LRU bound of 1000 entries",
+            &rebased[..7]
+        )),
+        "{}",
+        replies[0]
+    );
+    assert!(!replies[0].contains(&recorded), "{}", replies[0]);
+    assert!(s.resolved("CACHE"));
+    let others: Vec<_> = s
+        .github
+        .mutations()
+        .into_iter()
+        .filter(|m| match m {
+            Mutation::Reply(t, _) | Mutation::Resolve(t) => t.0 != "CACHE",
+            _ => true,
+        })
+        .collect();
+    assert!(others.is_empty(), "nothing else is posted: {others:?}");
+
+    // And once only.
+    let before = s.github.mutations().len();
+    assert_eq!(s.run(&["--finish"]).code, 0);
+    assert_eq!(s.github.mutations().len(), before);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn independent_tasks_run_in_parallel_worktrees_and_merge_back() {
     let s = Setup::new().await;
