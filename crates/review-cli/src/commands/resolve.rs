@@ -46,6 +46,16 @@ pub async fn run(args: ResolveArgs) -> Result<(), CliError> {
     for id in &ids {
         common::bot_thread(&pr, id, &automation)?;
     }
+    // A thread already resolved is not resolved again: a second call changes nothing.
+    let (done, ids): (Vec<ThreadId>, Vec<ThreadId>) = ids
+        .into_iter()
+        .partition(|id| pr.thread(id).is_some_and(|t| t.is_resolved));
+    for id in &done {
+        output::stdout(&format!("already resolved {id}\n")).map_err(CliError::Output)?;
+    }
+    if ids.is_empty() {
+        return Ok(());
+    }
     let host = conn.audited_host(review_core::gate::DEFAULT_AUTOMATED_HEADER, vcs.as_ref());
     let results = host.resolve_threads(&ids).await;
     let mut failed = Vec::new();

@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 use crate::common::{TestEnvironment, git};
 
 struct Session {
+    /// The server's answer to `initialize`.
+    init: Value,
     child: std::process::Child,
     stdin: std::process::ChildStdin,
     stdout: BufReader<std::process::ChildStdout>,
@@ -38,6 +40,7 @@ impl Session {
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let mut session = Self {
+            init: Value::Null,
             child,
             stdin,
             stdout,
@@ -52,6 +55,7 @@ impl Session {
             }),
         );
         assert!(init["result"]["serverInfo"].is_object(), "{init}");
+        session.init = init;
         session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         session
     }
@@ -226,4 +230,169 @@ async fn without_allow_writes_there_are_no_write_tools() {
         "{answer}"
     );
     assert!(github.mutations().is_empty());
+}
+
+/// Every file under `dir` with its contents, to see whether a call changed any.
+fn files_under(dir: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.insert(path.clone(), std::fs::read(&path).unwrap_or_default());
+            }
+        }
+    }
+    out
+}
+
+/// The server names itself and says what it is for; each tool's annotations are true to what
+/// it does, found by running every tool against the fake: a read-only one leaves GitHub and the
+/// repository as they were, one that changed either is not read-only, and one marked idempotent
+/// changes nothing more when called again.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_server_names_itself_and_each_tools_annotations_are_true() {
+    let (env, github) = setup().await;
+    crate::common::commit(env.dir(), "init");
+    let mut session = Session::start(&env, &github, &["--allow-writes"]);
+    let init = session.request(
+        "initialize",
+        &json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}),
+    );
+    let info = &init["result"]["serverInfo"];
+    if info.is_object() {
+        assert_eq!(info["name"], "review", "{init}");
+        assert!(
+            info["version"]
+                .as_str()
+                .unwrap()
+                .starts_with(env!("CARGO_PKG_VERSION"))
+        );
+        let instructions = init["result"]["instructions"].as_str().unwrap();
+        assert_eq!(instructions.lines().count(), 3, "{instructions}");
+    }
+    let listed = session.request("tools/list", &json!({}));
+    let tools = listed["result"]["tools"].as_array().unwrap().clone();
+    assert_eq!(tools.len(), 9);
+    let calls = [
+        ("list_threads", json!({"pr": "1"})),
+        ("get_thread", json!({"pr": "1", "thread_id": "NIT"})),
+        ("plan_triage", json!({"pr": "1"})),
+        ("watch_once", json!({"pr": "1"})),
+        ("record_verdicts", json!({"pr": "1", "answers": {}})),
+        (
+            "reply_thread",
+            json!({"pr": "1", "thread_id": "NIT", "body": "Thanks, changed."}),
+        ),
+        (
+            "respond",
+            json!({"pr": "1", "replies": [{"threadId": "NIT", "replyBody": "Done.", "resolve": false}]}),
+        ),
+        ("resolve_thread", json!({"pr": "1", "thread_id": "NIT"})),
+        ("apply_triage", json!({"pr": "1"})),
+    ];
+    for (tool, args) in calls {
+        let annotations = &tools
+            .iter()
+            .find(|t| t["name"] == tool)
+            .unwrap_or_else(|| panic!("{tool} listed"))["annotations"];
+        assert!(annotations["title"].is_string(), "{tool}: {annotations}");
+        for hint in ["readOnlyHint", "idempotentHint", "openWorldHint"] {
+            assert!(
+                annotations[hint].is_boolean(),
+                "{tool}: {hint} in {annotations}"
+            );
+        }
+        let (mutations, files) = (github.mutations().len(), files_under(env.dir()));
+        let (_, text) = session.call(tool, &args);
+        let changed = github.mutations().len() > mutations || files_under(env.dir()) != files;
+        if annotations["readOnlyHint"] == true {
+            assert!(
+                !changed,
+                "{tool} is marked read-only but changed something: {text}"
+            );
+        } else {
+            assert_eq!(annotations["readOnlyHint"], false, "{tool}");
+            assert!(
+                annotations["destructiveHint"].is_boolean(),
+                "{tool}: {annotations}"
+            );
+        }
+        if changed {
+            assert_eq!(
+                annotations["readOnlyHint"], false,
+                "{tool} changed something"
+            );
+        }
+        if annotations["idempotentHint"] == true && annotations["readOnlyHint"] == false {
+            let mutations = github.mutations().len();
+            session.call(tool, &args);
+            assert_eq!(
+                github.mutations().len(),
+                mutations,
+                "{tool} is marked idempotent but a second call wrote again"
+            );
+        }
+    }
+    let resolve = tools
+        .iter()
+        .find(|t| t["name"] == "resolve_thread")
+        .unwrap();
+    assert_eq!(
+        resolve["annotations"]["destructiveHint"], false,
+        "a resolve can be undone"
+    );
+    let apply = tools.iter().find(|t| t["name"] == "apply_triage").unwrap();
+    assert_eq!(apply["annotations"]["idempotentHint"], false);
+    assert_eq!(apply["annotations"]["destructiveHint"], true);
+}
+
+/// `--toolsets` keeps the list short; the judge's prompts are served as prompts.
+#[tokio::test(flavor = "multi_thread")]
+async fn toolsets_filter_the_tools_and_the_judge_prompts_are_served() {
+    let (env, github) = setup().await;
+    let mut session = Session::start(
+        &env,
+        &github,
+        &["--allow-writes", "--toolsets", "read,loop"],
+    );
+    let mut tools = session.tools();
+    tools.sort();
+    assert_eq!(
+        tools,
+        [
+            "get_thread",
+            "list_threads",
+            "record_verdicts",
+            "reply_thread",
+            "respond",
+            "watch_once"
+        ]
+    );
+    let mut session = Session::start(&env, &github, &["--toolsets", "triage"]);
+    assert_eq!(
+        session.tools(),
+        ["plan_triage"],
+        "writes stay off without --allow-writes"
+    );
+    let prompts = session.request("prompts/list", &json!({}));
+    let names: Vec<&str> = prompts["result"]["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["judge_triage", "judge_loop"]);
+    let prompt = session.request("prompts/get", &json!({"name": "judge_triage"}));
+    let text = prompt["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains("\"class\""), "{text}");
+    let missing = session.request("prompts/get", &json!({"name": "nope"}));
+    assert!(missing["error"].is_object(), "{missing}");
+    let out = env.run(&["mcp", "--toolsets", "everything"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
 }
