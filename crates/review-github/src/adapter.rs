@@ -60,7 +60,7 @@ impl Default for WriteSettings {
 /// land later; it was not sent again. The source of the [`HostError::Unavailable`] such a post
 /// returns: see [`may_have_been_posted`].
 #[derive(Debug, thiserror::Error)]
-#[error("its answer was lost, and looking for it for {} did not find it", crate::client::seconds(*.looked))]
+#[error("its answer was lost, and looking for it for {} did not find it", crate::transport::seconds(*.looked))]
 pub struct MaybePosted {
     /// How long it was looked for.
     pub looked: Duration,
@@ -460,7 +460,7 @@ impl GitHubHost {
                 "the {what} may have been posted ({why}): it did not show up within {} of \
                  looking, and it is not sent again; run again to check: the next run looks for \
                  it first",
-                crate::client::seconds(looked)
+                crate::transport::seconds(looked)
             ),
             Some(failure) => format!(
                 "the {what} may have been posted ({why}), and looking for it failed \
