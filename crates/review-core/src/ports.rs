@@ -2,6 +2,8 @@
 //! external fixers. Adapters implement them (`review-github`, the CLI's git module); strict
 //! in-memory fakes live in `review-test-support`.
 
+use std::time::Duration;
+
 use async_trait::async_trait;
 
 use crate::model::{CommentId, CommitId, PullRequest, RepoId, ThreadId};
@@ -28,6 +30,38 @@ pub enum HostError {
         #[source]
         source: Option<BoxError>,
     },
+    /// The host's rate limit (its budget, or a limit on how fast one may ask) is spent, and
+    /// resets later than the adapter may wait: every request until then would fail the same
+    /// way. Nothing was done by the request that met it.
+    #[error("the review host failed: {message}")]
+    Throttled {
+        /// What failed, and why.
+        message: String,
+        /// How long until the limit resets, as the host said when it refused, if it did.
+        reset_in: Option<Duration>,
+        /// The underlying error, if any.
+        #[source]
+        source: Option<BoxError>,
+    },
+    /// The host refused the credentials: every request would fail the same way until they are
+    /// replaced. Nothing was done by the request that met it.
+    #[error("the review host failed: {message}")]
+    Unauthorized {
+        /// What failed, and why.
+        message: String,
+        /// The underlying error, if any.
+        #[source]
+        source: Option<BoxError>,
+    },
+}
+
+impl HostError {
+    /// Whether every later request would fail the same way ([`HostError::Throttled`],
+    /// [`HostError::Unauthorized`]): a caller with several writes to make stops at the first
+    /// such error instead of spending a refused request on each.
+    pub fn stops_all_requests(&self) -> bool {
+        matches!(self, Self::Throttled { .. } | Self::Unauthorized { .. })
+    }
 }
 
 /// Why a comment is hidden.

@@ -60,7 +60,7 @@ impl Default for WriteSettings {
 /// land later; it was not sent again. The source of the [`HostError::Unavailable`] such a post
 /// returns: see [`may_have_been_posted`].
 #[derive(Debug, thiserror::Error)]
-#[error("its answer was lost, and looking for it for {} did not find it", crate::client::seconds(*.looked))]
+#[error("its answer was lost, and looking for it for {} did not find it", crate::transport::seconds(*.looked))]
 pub struct MaybePosted {
     /// How long it was looked for.
     pub looked: Duration,
@@ -95,28 +95,47 @@ struct WriteState {
     last_post: Option<Instant>,
 }
 
-fn unavailable(message: impl Into<String>, source: Option<ClientError>) -> HostError {
-    HostError::Unavailable {
-        message: message.into(),
-        source: source.map(|e| Box::new(e) as review_core::ports::BoxError),
+fn unavailable(message: impl Into<String>) -> HostError {
+    Failure::Unavailable.error(message.into(), None)
+}
+
+/// How a failed request ends in the port: GitHub's rate limit spent past what the client may
+/// wait is [`HostError::Throttled`], a refused token [`HostError::Unauthorized`], anything else
+/// [`HostError::Unavailable`].
+#[derive(Debug, Clone, Copy)]
+enum Failure {
+    Throttled(Duration),
+    Unauthorized,
+    Unavailable,
+}
+
+impl Failure {
+    fn of(e: &ClientError) -> Self {
+        match e {
+            ClientError::RateLimited { reset_in } => Self::Throttled(*reset_in),
+            ClientError::BadCredentials => Self::Unauthorized,
+            _ => Self::Unavailable,
+        }
+    }
+
+    fn error(self, message: String, source: Option<ClientError>) -> HostError {
+        let source = source.map(|e| Box::new(e) as review_core::ports::BoxError);
+        match self {
+            Self::Throttled(reset_in) => HostError::Throttled {
+                message,
+                reset_in: Some(reset_in),
+                source,
+            },
+            Self::Unauthorized => HostError::Unauthorized { message, source },
+            Self::Unavailable => HostError::Unavailable { message, source },
+        }
     }
 }
 
-/// Whether a failed post means the next ones would fail the same way: GitHub's rate limit is
-/// spent, or it refused the token. A caller posting several replies stops there instead of
-/// spending one refused request on each.
-pub fn stops_all_posts(e: &HostError) -> bool {
-    let HostError::Unavailable {
-        source: Some(source),
-        ..
-    } = e
-    else {
-        return false;
-    };
-    matches!(
-        source.downcast_ref::<ClientError>(),
-        Some(ClientError::RateLimited { .. } | ClientError::BadCredentials)
-    )
+/// The port's error for a request that failed with `e`, said as `message`, `e` kept as the
+/// source.
+fn host_error(message: String, e: ClientError) -> HostError {
+    Failure::of(&e).error(message, Some(e))
 }
 
 fn from_read(e: ReadError) -> HostError {
@@ -126,9 +145,9 @@ fn from_read(e: ReadError) -> HostError {
         }
         // The cause goes into the message: callers print a host error on one line.
         ReadError::Request { what, source } => {
-            unavailable(format!("reading {what} failed: {source}"), None)
+            Failure::of(&source).error(format!("reading {what} failed: {source}"), None)
         }
-        other => unavailable(other.to_string(), None),
+        other => unavailable(other.to_string()),
     }
 }
 
@@ -200,13 +219,13 @@ impl GitHubHost {
         let mut results = Vec::with_capacity(items.len());
         // Once the budget is spent or the token refused, the later batches are not sent: they
         // would fail the same way.
-        let mut stopped: Option<String> = None;
+        let mut stopped: Option<(Failure, String)> = None;
         for chunk in items.chunks(self.settings.batch_size.max(1)) {
-            if let Some(message) = &stopped {
+            if let Some((failure, message)) = &stopped {
                 results.extend(
                     chunk
                         .iter()
-                        .map(|_| Err(unavailable(message.clone(), None))),
+                        .map(|_| Err(failure.error(message.clone(), None))),
                 );
                 continue;
             }
@@ -236,16 +255,14 @@ impl GitHubHost {
             {
                 Err(e) => {
                     let message = e.to_string();
-                    if matches!(
-                        e,
-                        ClientError::RateLimited { .. } | ClientError::BadCredentials
-                    ) {
-                        stopped = Some(message.clone());
+                    let failure = Failure::of(&e);
+                    if !matches!(failure, Failure::Unavailable) {
+                        stopped = Some((failure, message.clone()));
                     }
                     results.extend(
                         chunk
                             .iter()
-                            .map(|_| Err(unavailable(message.clone(), None))),
+                            .map(|_| Err(failure.error(message.clone(), None))),
                     );
                 }
                 Ok(response) => {
@@ -293,7 +310,7 @@ impl GitHubHost {
             .client
             .run(&op, Repeat::Safe)
             .await
-            .map_err(|e| unavailable("cannot check for a pending review", Some(e)))?;
+            .map_err(|e| host_error("cannot check for a pending review".to_owned(), e))?;
         let pending = response
             .data
             .and_then(|d| d.repository)
@@ -352,13 +369,10 @@ impl GitHubHost {
             match page.next {
                 Some(n) if page.lost == 0 => after = Some(n),
                 _ if page.lost > 0 || read < page.total => {
-                    return Err(unavailable(
-                        format!(
-                            "GitHub gave {read} of the {} comments of thread {thread}",
-                            page.total
-                        ),
-                        None,
-                    ));
+                    return Err(unavailable(format!(
+                        "GitHub gave {read} of the {} comments of thread {thread}",
+                        page.total
+                    )));
                 }
                 _ => return Ok(None),
             }
@@ -412,10 +426,7 @@ impl GitHubHost {
                     HostError::Refused(message)
                 })
             }
-            Err(e) => Err(unavailable(
-                format!("posting the {what} failed: {e}"),
-                Some(e),
-            )),
+            Err(e) => Err(host_error(format!("posting the {what} failed: {e}"), e)),
         }
     }
 
@@ -443,7 +454,12 @@ impl GitHubHost {
                 Ok(None) => failed = None,
                 // The thread or pull request is gone: nothing can have landed there.
                 Err(e @ HostError::NotFound(_)) => return Err(e),
-                Err(HostError::Unavailable { message, .. } | HostError::Refused(message)) => {
+                Err(
+                    HostError::Unavailable { message, .. }
+                    | HostError::Throttled { message, .. }
+                    | HostError::Unauthorized { message, .. }
+                    | HostError::Refused(message),
+                ) => {
                     failed = Some(message);
                 }
             }
@@ -460,7 +476,7 @@ impl GitHubHost {
                 "the {what} may have been posted ({why}): it did not show up within {} of \
                  looking, and it is not sent again; run again to check: the next run looks for \
                  it first",
-                crate::client::seconds(looked)
+                crate::transport::seconds(looked)
             ),
             Some(failure) => format!(
                 "the {what} may have been posted ({why}), and looking for it failed \
@@ -587,7 +603,7 @@ impl ReviewHost for GitHubHost {
             .client
             .run(&op, Repeat::Safe)
             .await
-            .map_err(|e| unavailable(format!("cannot reopen {thread}"), Some(e)))?;
+            .map_err(|e| host_error(format!("cannot reopen {thread}"), e))?;
         let done = response
             .data
             .and_then(|d| d.unresolve_review_thread)

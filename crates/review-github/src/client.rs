@@ -1,7 +1,7 @@
-//! The GraphQL client: one POST per request, bounded retries, GitHub's rate limits honoured, and
-//! counts of what was spent.
+//! The GraphQL client: one POST per request over the [`crate::transport`], bounded retries,
+//! GitHub's rate limits honoured, and counts of what was spent.
 //!
-//! Retries:
+//! Retries (the transport's, with this client's [`RetryPolicy`]):
 //! - 5xx answers, timeouts, connection errors and answers cut off mid-body (a connection
 //!   dropped, or a JSON body that stops short): retried with exponential backoff, at most
 //!   [`RetryPolicy::max_attempts`] times, for requests that are safe to repeat. A request that
@@ -18,13 +18,17 @@
 //! Waits are announced through the [`Progress`] callback (the CLI prints them on stderr).
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::token::Token;
+use crate::transport::{
+    Answer, Endpoint, Limits, Method, Request, Retries, Throttle, Transport, TransportError,
+    Verdict, is_secondary, shorten,
+};
+pub use crate::transport::{Progress, Repeat};
 
 /// How the client retries and waits.
 #[derive(Debug, Clone)]
@@ -59,9 +63,6 @@ impl Default for RetryPolicy {
         }
     }
 }
-
-/// Called with a one-line message whenever the client waits (a rate limit, a backoff).
-pub type Progress = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// What the client has spent so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -149,12 +150,29 @@ pub enum ClientError {
     Build(String),
 }
 
+/// The transport's errors, as the client names them.
+impl From<TransportError> for ClientError {
+    fn from(e: TransportError) -> Self {
+        match e {
+            TransportError::Unauthorized => Self::BadCredentials,
+            // The client waits out what it may: a rate limit it reports names its wait.
+            TransportError::Throttled { wait, .. } => Self::RateLimited {
+                reset_in: wait.unwrap_or_default(),
+            },
+            TransportError::GaveUp { attempts, last } => Self::GaveUp { attempts, last },
+            TransportError::Uncertain(why) => Self::Uncertain(why),
+            TransportError::Build(why) => Self::Build(why),
+        }
+    }
+}
+
 /// A GraphQL client for one endpoint and token.
 #[derive(Clone)]
 pub struct Client {
-    crab: octocrab::Octocrab,
+    transport: Transport,
     url: http::Uri,
     policy: RetryPolicy,
+    retries: Retries,
     stats: Arc<Mutex<Stats>>,
     progress: Option<Progress>,
 }
@@ -168,102 +186,48 @@ impl std::fmt::Debug for Client {
     }
 }
 
-/// Whether a request may be sent again after a failure in flight.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Repeat {
-    /// Reads, resolves and minimizes: repeating them is harmless.
-    Safe,
-    /// Posts: a repeat could post twice. Sent once; the caller checks whether it landed.
-    Once,
-}
-
-enum Attempt<T> {
-    Done(Response<T>),
-    Retry { why: String, wait: Option<Duration> },
-    Secondary { why: String, wait: Duration },
-    Fail(ClientError),
-}
-
-fn now_epoch() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-fn header_u64(headers: &HeaderMap, name: &str) -> Option<u64> {
-    headers.get(name)?.to_str().ok()?.trim().parse().ok()
-}
-
-fn is_secondary(message: &str) -> bool {
-    message
-        .to_ascii_lowercase()
-        .contains("secondary rate limit")
-}
-
-/// A duration for people: `30 s`, or `0.3 s` below a second.
-pub(crate) fn seconds(d: Duration) -> String {
-    if d < Duration::from_secs(1) && !d.is_zero() {
-        format!("{:.1} s", d.as_secs_f64().max(0.1))
-    } else {
-        format!("{} s", d.as_secs_f64().round())
+impl From<&RetryPolicy> for Retries {
+    fn from(policy: &RetryPolicy) -> Self {
+        Self {
+            max_attempts: policy.max_attempts,
+            base_backoff: policy.base_backoff,
+            limits: Limits::Wait {
+                secondary_wait: policy.secondary_wait,
+                max_attempts: policy.max_secondary_attempts,
+                max_wait: policy.max_wait,
+            },
+        }
     }
-}
-
-fn shorten(text: &str) -> String {
-    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut out: String = one_line.chars().take(200).collect();
-    if one_line.chars().count() > 200 {
-        out.push('…');
-    }
-    out
 }
 
 impl Client {
     /// A client for the GraphQL endpoint `graphql_url`, authenticating with `token`.
     ///
     /// Must be called inside a tokio runtime.
+    ///
+    /// # Errors
+    /// [`ClientError::Build`] when `graphql_url` is not an absolute `http(s)` URL, or the token
+    /// holds characters an HTTP header cannot carry.
     pub fn new(graphql_url: &str, token: &Token, policy: RetryPolicy) -> Result<Self, ClientError> {
-        let full: http::Uri = graphql_url
-            .parse()
-            .map_err(|e| ClientError::Build(format!("`{graphql_url}`: {e}")))?;
-        let (Some(scheme), Some(authority)) = (full.scheme_str(), full.authority()) else {
-            return Err(ClientError::Build(format!(
-                "`{graphql_url}` is not an absolute URL"
-            )));
-        };
-        // octocrab sends the token only to its base host (or api.github.com), so the endpoint's
-        // host is the base and requests name only the path.
-        let base = format!("{scheme}://{authority}/");
-        let url: http::Uri = full
-            .path_and_query()
-            .map_or("/", http::uri::PathAndQuery::as_str)
-            .parse()
-            .map_err(|e| ClientError::Build(format!("`{graphql_url}`: {e}")))?;
-        // octocrab's builder panics on a token no HTTP header can carry (a newline in it, say).
-        if http::HeaderValue::from_str(&format!("Bearer {}", token.expose())).is_err() {
-            return Err(ClientError::Build(
-                "the token contains characters an HTTP header cannot carry".to_owned(),
-            ));
+        let endpoint = Endpoint::parse(graphql_url)?;
+        let url: http::Uri = match &endpoint.query {
+            Some(query) => format!("{}?{query}", endpoint.path),
+            None => endpoint.path.clone(),
         }
-        let crab = octocrab::Octocrab::builder()
-            .base_uri(base.as_str())
-            .map_err(|e| ClientError::Build(format!("`{base}`: {e}")))?
-            .personal_token(token.expose().to_owned())
-            .set_connect_timeout(Some(Duration::from_secs(10)))
-            // The client's own timeout (in `attempt`) governs each request and names it; this
-            // one is a backstop a little later, or the two race and a plain wait for an answer
-            // is reported as a failed connection.
-            .set_read_timeout(Some(
-                policy
-                    .request_timeout
-                    .max(policy.write_timeout)
-                    .saturating_add(Duration::from_secs(5)),
-            ))
-            .build()
-            .map_err(|e| ClientError::Build(e.to_string()))?;
+        .parse()
+        .map_err(|e| ClientError::Build(format!("`{graphql_url}`: {e}")))?;
+        // The client's own timeout (in `send`) governs each request and names it; octocrab's is
+        // a backstop a little later, or the two race and a plain wait for an answer is reported
+        // as a failed connection.
+        let backstop = policy
+            .request_timeout
+            .max(policy.write_timeout)
+            .saturating_add(Duration::from_secs(5));
+        let transport = Transport::new(&endpoint.origin, token, Some(backstop))?;
         Ok(Self {
-            crab,
+            transport,
             url,
+            retries: Retries::from(&policy),
             policy,
             stats: Arc::new(Mutex::new(Stats::default())),
             progress: None,
@@ -304,12 +268,6 @@ impl Client {
             .points += points;
     }
 
-    fn say(&self, message: &str) {
-        if let Some(p) = &self.progress {
-            p(message);
-        }
-    }
-
     /// Sends a cynic operation and decodes its data.
     pub async fn run<Q, V>(
         &self,
@@ -330,58 +288,21 @@ impl Client {
         body: &serde_json::Value,
         repeat: Repeat,
     ) -> Result<Response<T>, ClientError> {
-        let mut attempts = 0u32;
-        let mut secondary = 0u32;
-        let mut backoff = self.policy.base_backoff;
-        let mut secondary_backoff = self.policy.secondary_wait;
-        loop {
-            attempts += 1;
-            self.count(attempts + secondary > 1);
-            match self.attempt(body, repeat).await {
-                Attempt::Done(r) => return Ok(r),
-                Attempt::Fail(e) => return Err(e),
-                Attempt::Retry { why, wait } => {
-                    if repeat == Repeat::Once {
-                        return Err(ClientError::Uncertain(why));
-                    }
-                    if attempts >= self.policy.max_attempts {
-                        return Err(ClientError::GaveUp {
-                            attempts,
-                            last: why,
-                        });
-                    }
-                    let wait = wait.unwrap_or(backoff);
-                    backoff = backoff.saturating_mul(2);
-                    self.say(&format!("{why}; retrying in {}", seconds(wait)));
-                    tokio::time::sleep(wait).await;
-                }
-                Attempt::Secondary { why, wait } => {
-                    secondary += 1;
-                    attempts -= 1;
-                    if secondary >= self.policy.max_secondary_attempts {
-                        return Err(ClientError::GaveUp {
-                            attempts: attempts + secondary,
-                            last: why,
-                        });
-                    }
-                    let wait = if wait.is_zero() {
-                        let w = secondary_backoff;
-                        secondary_backoff = secondary_backoff.saturating_mul(2);
-                        w
-                    } else {
-                        wait
-                    };
-                    if wait > self.policy.max_wait {
-                        return Err(ClientError::RateLimited { reset_in: wait });
-                    }
-                    self.say(&format!(
-                        "{why}; waiting {} s as GitHub asks",
-                        wait.as_secs()
-                    ));
-                    tokio::time::sleep(wait).await;
-                }
-            }
-        }
+        let request = Request {
+            method: Method::Post(body),
+            path: self.url.clone(),
+            timeout: self.timeout_for(body),
+            repeat,
+        };
+        self.transport
+            .send(
+                &request,
+                &self.retries,
+                self.progress.as_ref(),
+                |retry| self.count(retry),
+                |answer| read(&answer),
+            )
+            .await
     }
 
     /// The time limit of one request: [`RetryPolicy::write_timeout`] for a mutation,
@@ -397,158 +318,52 @@ impl Client {
             self.policy.request_timeout
         }
     }
-
-    async fn attempt<T: DeserializeOwned>(
-        &self,
-        body: &serde_json::Value,
-        repeat: Repeat,
-    ) -> Attempt<T> {
-        let timeout = self.timeout_for(body);
-        let sent =
-            tokio::time::timeout(timeout, self.crab._post(self.url.clone(), Some(body))).await;
-        let response = match sent {
-            Err(_) => {
-                return Attempt::Retry {
-                    why: format!("no answer within {}", seconds(timeout)),
-                    wait: None,
-                };
-            }
-            Ok(Err(e)) => {
-                return Attempt::Retry {
-                    why: format!("connection failed: {}", shorten(&e.to_string())),
-                    wait: None,
-                };
-            }
-            Ok(Ok(r)) => r,
-        };
-        let status = response.status();
-        let headers = response.headers().clone();
-        let text = match tokio::time::timeout(timeout, self.crab.body_to_string(response)).await {
-            Ok(Ok(t)) => t,
-            Ok(Err(e)) => {
-                return Attempt::Retry {
-                    why: format!("the answer was cut off: {}", shorten(&e.to_string())),
-                    wait: None,
-                };
-            }
-            Err(_) => {
-                return Attempt::Retry {
-                    why: "the answer stalled".to_owned(),
-                    wait: None,
-                };
-            }
-        };
-        let retry_after = header_u64(&headers, "retry-after").map(Duration::from_secs);
-        let remaining = header_u64(&headers, "x-ratelimit-remaining");
-        let reset_in = header_u64(&headers, "x-ratelimit-reset")
-            .map(|reset| Duration::from_secs(reset.saturating_sub(now_epoch()) + 1));
-        let limit_wait = || {
-            retry_after
-                .or(if remaining == Some(0) { reset_in } else { None })
-                .unwrap_or(Duration::ZERO)
-        };
-
-        if status == StatusCode::UNAUTHORIZED {
-            return Attempt::Fail(ClientError::BadCredentials);
-        }
-        if (status == StatusCode::FORBIDDEN || status == StatusCode::TOO_MANY_REQUESTS)
-            && (is_secondary(&text)
-                || retry_after.is_some()
-                || status == StatusCode::TOO_MANY_REQUESTS)
-        {
-            return Attempt::Secondary {
-                why: format!("GitHub's secondary rate limit (HTTP {})", status.as_u16()),
-                wait: limit_wait(),
-            };
-        }
-        if status == StatusCode::FORBIDDEN && remaining == Some(0) {
-            let reset_in = reset_in.unwrap_or(self.policy.secondary_wait);
-            return self.wait_for_reset(reset_in);
-        }
-        if status.is_server_error() {
-            let _ = repeat;
-            return Attempt::Retry {
-                why: format!("GitHub answered HTTP {}", status.as_u16()),
-                wait: retry_after,
-            };
-        }
-        if !status.is_success() {
-            return Attempt::Fail(ClientError::Http {
-                status: status.as_u16(),
-                message: shorten(&text),
-            });
-        }
-        let wire: Wire<T> = match serde_json::from_str(&text) {
-            Ok(w) => w,
-            // A body that stops mid-JSON was cut off on the way (a dropped connection behind a
-            // proxy): as uncertain as a 5xx, and retried like one (a post is then looked for).
-            Err(e) if e.is_eof() => {
-                return Attempt::Retry {
-                    why: format!("the answer was cut off: {e}"),
-                    wait: None,
-                };
-            }
-            Err(e) => {
-                return Attempt::Fail(ClientError::Decode(format!("{e}: {}", shorten(&text))));
-            }
-        };
-        let errors = wire.errors.unwrap_or_default();
-        if errors
-            .iter()
-            .any(|e| e.kind.as_deref() == Some("RATE_LIMITED"))
-        {
-            let reset_in = reset_in.unwrap_or(self.policy.secondary_wait);
-            return self.wait_for_reset(reset_in);
-        }
-        if errors.iter().any(|e| is_secondary(&e.message)) {
-            return Attempt::Secondary {
-                why: "GitHub's secondary rate limit".to_owned(),
-                wait: limit_wait(),
-            };
-        }
-        Attempt::Done(Response {
-            data: wire.data,
-            errors,
-        })
-    }
-
-    fn wait_for_reset<T>(&self, reset_in: Duration) -> Attempt<T> {
-        if reset_in > self.policy.max_wait {
-            return Attempt::Fail(ClientError::RateLimited { reset_in });
-        }
-        Attempt::Secondary {
-            why: "GitHub's rate limit is exhausted".to_owned(),
-            wait: reset_in,
-        }
-    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_read_as_people_say_them() {
-        assert_eq!(seconds(Duration::from_secs(30)), "30 s");
-        assert_eq!(seconds(Duration::from_millis(300)), "0.3 s");
-        assert_eq!(seconds(Duration::from_millis(5)), "0.1 s");
-        assert_eq!(seconds(Duration::from_millis(1500)), "2 s");
-        assert_eq!(seconds(Duration::ZERO), "0 s");
+/// Reads a GraphQL answer the transport passed on (not a 401, a rate limit or a 5xx): another
+/// refusal fails; a body that stops short was cut off on the way; GraphQL's own rate limits
+/// (with HTTP 200) are waited out like the transport's.
+fn read<T: DeserializeOwned>(answer: &Answer) -> Verdict<Response<T>, ClientError> {
+    if !answer.status.is_success() {
+        return Verdict::Fail(ClientError::Http {
+            status: answer.status.as_u16(),
+            message: shorten(&answer.body),
+        });
     }
-
-    #[tokio::test]
-    async fn a_token_no_header_can_carry_is_an_error_not_a_panic() {
-        let token = Token::new("ghp_abc\nX-Injected: 1");
-        let err = Client::new(
-            "https://api.github.com/graphql",
-            &token,
-            RetryPolicy::default(),
-        )
-        .unwrap_err();
-        assert!(matches!(err, ClientError::Build(_)), "{err:?}");
-        assert!(
-            !err.to_string().contains("ghp_abc"),
-            "the token is not echoed"
-        );
+    let wire: Wire<T> = match serde_json::from_str(&answer.body) {
+        Ok(w) => w,
+        // A body that stops mid-JSON was cut off on the way (a dropped connection behind a
+        // proxy): as uncertain as a 5xx, and retried like one (a post is then looked for).
+        Err(e) if e.is_eof() => return Verdict::Retry(format!("the answer was cut off: {e}")),
+        Err(e) => {
+            return Verdict::Fail(ClientError::Decode(format!(
+                "{e}: {}",
+                shorten(&answer.body)
+            )));
+        }
+    };
+    let errors = wire.errors.unwrap_or_default();
+    if let Some(limited) = errors
+        .iter()
+        .find(|e| e.kind.as_deref() == Some("RATE_LIMITED"))
+    {
+        return Verdict::Throttled(Throttle {
+            why: "GitHub's rate limit is exhausted".to_owned(),
+            message: shorten(&limited.message),
+            wait: answer.reset_in(),
+            spent: true,
+        });
     }
+    if let Some(limited) = errors.iter().find(|e| is_secondary(&e.message)) {
+        return Verdict::Throttled(Throttle {
+            why: "GitHub's secondary rate limit".to_owned(),
+            message: shorten(&limited.message),
+            wait: answer.limit_wait(),
+            spent: false,
+        });
+    }
+    Verdict::Done(Response {
+        data: wire.data,
+        errors,
+    })
 }

@@ -17,6 +17,9 @@
 //! - [`remote`]: the repository and host of a git remote URL, `--repo` or `GH_REPO`.
 //! - [`probe`]: a REST "has anything changed?" probe of a pull request, with `ETag`s, so that an
 //!   idle poll costs no GraphQL points and no rate limit.
+//! - [`transport`]: the one HTTP transport under the GraphQL [`client`] and the probe (the token
+//!   check, time limits, retries and backoff, rate limits), with its
+//!   [`transport::TransportError`] and [`transport::RateLimit`].
 //!
 //! ```
 //! use review_github::env::MapEnv;
@@ -58,4 +61,5 @@ pub mod queries;
 pub mod reader;
 pub mod remote;
 pub mod token;
+pub mod transport;
 mod url;

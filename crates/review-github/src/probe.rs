@@ -27,19 +27,24 @@
 //! poll succeeds: a poll that fails half-way must not hide, behind `304`s next time, changes it
 //! saw but did not report.
 //!
-//! Failures are typed ([`ProbeError`]); 5xx answers, timeouts and connection failures are
-//! retried a few times with backoff ([`ProbePolicy`]). Rate limits are not waited out here: the
-//! caller, which knows its polling interval, decides.
+//! Requests go over the [`crate::transport`], as the GraphQL client's do. Failures are typed
+//! ([`ProbeError`]); 5xx answers, timeouts, connection failures and answers cut off are retried
+//! a few times with backoff ([`ProbePolicy`]). Rate limits are not waited out here: the caller,
+//! which knows its polling interval, decides.
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use http::{HeaderMap, HeaderValue, StatusCode};
 use review_core::model::{ChecksState, RepoId};
 use serde::{Deserialize, Serialize};
 
 use crate::token::Token;
+use crate::transport::{
+    Answer, Endpoint, Limits, Method, Repeat, Request, Retries, Transport, TransportError, Verdict,
+    error_message, shorten, throttled_message,
+};
 
 /// GitHub's media type for REST answers.
 const ACCEPT: &str = "application/vnd.github+json";
@@ -375,7 +380,7 @@ pub enum ProbeError {
         path: String,
     },
     /// A primary or secondary rate limit.
-    #[error("{}", rate_limited_message(.message, *.retry_after))]
+    #[error("{}", throttled_message(.message, *.retry_after))]
     RateLimited {
         /// How long GitHub asks to wait (`retry-after`, else the reset time when nothing is
         /// left), if it said.
@@ -412,22 +417,29 @@ pub enum ProbeError {
     Build(String),
 }
 
-fn rate_limited_message(message: &str, retry_after: Option<Duration>) -> String {
-    match retry_after {
-        Some(wait) => format!(
-            "GitHub's rate limit was hit ({message}); retry in {} s",
-            wait.as_secs()
-        ),
-        None => format!("GitHub's rate limit was hit ({message})"),
+/// The transport's errors, as the probe names them.
+impl From<TransportError> for ProbeError {
+    fn from(e: TransportError) -> Self {
+        match e {
+            TransportError::Unauthorized => Self::BadCredentials,
+            TransportError::Throttled { wait, message } => Self::RateLimited {
+                retry_after: wait,
+                message,
+            },
+            TransportError::GaveUp { attempts, last } => Self::Unavailable { attempts, last },
+            // Every request of the probe is a read, sent as `Repeat::Safe`: never met.
+            TransportError::Uncertain(last) => Self::Unavailable { attempts: 1, last },
+            TransportError::Build(why) => Self::Build(why),
+        }
     }
 }
 
 /// The REST change probe for one API base and token.
 #[derive(Clone)]
 pub struct Probe {
-    crab: octocrab::Octocrab,
+    transport: Transport,
     /// The base's path (`/api/v3` on Enterprise Server, else empty), put before every route:
-    /// requests name only a path, so that octocrab sends the token to its base host alone.
+    /// requests name only a path, so that the token goes to the base's host alone.
     prefix: String,
     base: String,
     policy: ProbePolicy,
@@ -443,15 +455,10 @@ impl fmt::Debug for Probe {
 }
 
 /// What one request gave.
-enum Answer {
+#[derive(Debug)]
+enum Fetched {
     NotModified,
     Fresh { etag: Option<String>, body: String },
-}
-
-/// Why one attempt failed: worth another, or not.
-enum Failure {
-    Retry(String),
-    Fatal(ProbeError),
 }
 
 /// Changes one poll makes, applied to the cache only once every request succeeded.
@@ -474,42 +481,19 @@ impl Probe {
     /// [`ProbeError::Build`] when `rest_base` is not an absolute `http(s)` URL, or the token
     /// holds characters an HTTP header cannot carry.
     pub fn new(rest_base: &str, token: &Token) -> Result<Self, ProbeError> {
-        let full: http::Uri = rest_base
-            .trim_end_matches('/')
-            .parse()
-            .map_err(|e| ProbeError::Build(format!("`{rest_base}`: {e}")))?;
-        let (Some(scheme @ ("http" | "https")), Some(authority)) =
-            (full.scheme_str(), full.authority())
-        else {
-            return Err(ProbeError::Build(format!(
-                "`{rest_base}` is not an absolute http(s) URL"
-            )));
-        };
-        if full.query().is_some() {
+        let endpoint = Endpoint::parse(rest_base)?;
+        if endpoint.query.is_some() {
             return Err(ProbeError::Build(format!(
                 "`{rest_base}` has a query; a REST base is a scheme, a host and a path"
             )));
         }
-        let base = format!("{scheme}://{authority}/");
-        let prefix = full.path().trim_end_matches('/').to_owned();
-        // octocrab's builder would panic on a token no header can carry: refuse it first.
-        if HeaderValue::from_str(&format!("Bearer {}", token.expose())).is_err() {
-            return Err(ProbeError::Build(
-                "the token holds characters an HTTP header cannot carry".to_owned(),
-            ));
-        }
-        // Only the connection has a timeout of octocrab's: the answer's is the policy's
+        let prefix = endpoint.path.trim_end_matches('/').to_owned();
+        // Only the connection has a timeout of the client's: the answer's is the policy's
         // `request_timeout`, which `with_policy` may change after this.
-        let crab = octocrab::Octocrab::builder()
-            .base_uri(base.as_str())
-            .map_err(|e| ProbeError::Build(format!("`{base}`: {e}")))?
-            .personal_token(token.expose().to_owned())
-            .set_connect_timeout(Some(Duration::from_secs(10)))
-            .build()
-            .map_err(|e| ProbeError::Build(e.to_string()))?;
+        let transport = Transport::new(&endpoint.origin, token, None)?;
         Ok(Self {
-            crab,
-            base: format!("{scheme}://{authority}{prefix}"),
+            transport,
+            base: format!("{}{prefix}", endpoint.origin),
             prefix,
             policy: ProbePolicy::default(),
         })
@@ -666,7 +650,7 @@ impl Probe {
             .filter(|c| c.summary.answers(resource));
         let etag = cached.and_then(|c| c.etag.as_deref());
         match self.get(path, etag, &mut round.requests).await? {
-            Answer::NotModified => {
+            Fetched::NotModified => {
                 round.not_modified += 1;
                 match cached {
                     Some(c) if etag.is_some() => Ok(c.summary.clone()),
@@ -676,7 +660,7 @@ impl Probe {
                     )),
                 }
             }
-            Answer::Fresh { etag: fresh, body } => {
+            Fetched::Fresh { etag: fresh, body } => {
                 let json: serde_json::Value = serde_json::from_str(&body)
                     .map_err(|e| malformed(path, &format!("{e}: {}", shorten(&body))))?;
                 let summary = parse(&json).map_err(|reason| malformed(path, &reason))?;
@@ -699,37 +683,17 @@ impl Probe {
         }
     }
 
-    /// One `GET`, retried on 5xx answers, timeouts and connection failures.
+    /// One `GET`, retried on 5xx answers, timeouts, connection failures and answers cut off;
+    /// `requests` counts each attempt.
     async fn get(
         &self,
         path: &str,
         etag: Option<&str>,
         requests: &mut u32,
-    ) -> Result<Answer, ProbeError> {
-        let max_attempts = self.policy.max_attempts.max(1);
-        let mut backoff = self.policy.base_backoff;
-        let mut attempts = 0;
-        loop {
-            attempts += 1;
-            *requests += 1;
-            match self.attempt(path, etag).await {
-                Ok(answer) => return Ok(answer),
-                Err(Failure::Fatal(e)) => return Err(e),
-                Err(Failure::Retry(last)) if attempts >= max_attempts => {
-                    return Err(ProbeError::Unavailable { attempts, last });
-                }
-                Err(Failure::Retry(_)) => {
-                    tokio::time::sleep(backoff).await;
-                    backoff = backoff.saturating_mul(2);
-                }
-            }
-        }
-    }
-
-    async fn attempt(&self, path: &str, etag: Option<&str>) -> Result<Answer, Failure> {
+    ) -> Result<Fetched, ProbeError> {
         let uri: http::Uri = format!("{}{path}", self.prefix)
             .parse()
-            .map_err(|e| Failure::Fatal(ProbeError::Build(format!("`{path}`: {e}"))))?;
+            .map_err(|e| ProbeError::Build(format!("`{path}`: {e}")))?;
         let mut headers = HeaderMap::new();
         headers.insert(http::header::ACCEPT, HeaderValue::from_static(ACCEPT));
         headers.insert(
@@ -741,122 +705,56 @@ impl Probe {
         if let Some(value) = etag.and_then(|e| HeaderValue::from_str(e).ok()) {
             headers.insert(http::header::IF_NONE_MATCH, value);
         }
-        let timeout = self.policy.request_timeout;
-        let response =
-            match tokio::time::timeout(timeout, self.crab._get_with_headers(uri, Some(headers)))
-                .await
-            {
-                Err(_) => {
-                    return Err(Failure::Retry(format!(
-                        "no answer within {} s",
-                        timeout.as_secs()
-                    )));
-                }
-                Ok(Err(e)) => {
-                    return Err(Failure::Retry(format!(
-                        "connection failed: {}",
-                        shorten(&e.to_string())
-                    )));
-                }
-                Ok(Ok(r)) => r,
-            };
-        let status = response.status();
-        let headers = response.headers().clone();
-        let body = match tokio::time::timeout(timeout, self.crab.body_to_string(response)).await {
-            Ok(Ok(body)) => body,
-            Ok(Err(e)) => {
-                return Err(Failure::Retry(format!(
-                    "the answer was cut off: {}",
-                    shorten(&e.to_string())
-                )));
-            }
-            Err(_) => return Err(Failure::Retry("the answer stalled".to_owned())),
+        let request = Request {
+            method: Method::Get(headers),
+            path: uri,
+            timeout: self.policy.request_timeout,
+            repeat: Repeat::Safe,
         };
-        classify(path, status, &headers, body)
+        let retries = Retries {
+            max_attempts: self.policy.max_attempts,
+            base_backoff: self.policy.base_backoff,
+            limits: Limits::Report,
+        };
+        self.transport
+            .send(
+                &request,
+                &retries,
+                None,
+                |_| *requests += 1,
+                |answer| read(path, answer),
+            )
+            .await
     }
 }
 
-/// Sorts an answer into a result, a retry, or a typed error.
-fn classify(
-    path: &str,
-    status: StatusCode,
-    headers: &HeaderMap,
-    body: String,
-) -> Result<Answer, Failure> {
+/// Reads an answer the transport passed on (not a 401, a rate limit or a 5xx) to the `GET` of
+/// `path`.
+fn read(path: &str, answer: Answer) -> Verdict<Fetched, ProbeError> {
+    let status = answer.status;
     if status == StatusCode::NOT_MODIFIED {
-        return Ok(Answer::NotModified);
+        return Verdict::Done(Fetched::NotModified);
     }
     if status.is_success() {
-        let etag = headers
+        let etag = answer
+            .headers
             .get(http::header::ETAG)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
-        return Ok(Answer::Fresh { etag, body });
+        return Verdict::Done(Fetched::Fresh {
+            etag,
+            body: answer.body,
+        });
     }
-    if status.is_server_error() {
-        return Err(Failure::Retry(format!(
-            "GitHub answered HTTP {}",
-            status.as_u16()
-        )));
-    }
-    let message = error_message(&body);
-    let fatal = match status {
-        StatusCode::UNAUTHORIZED => ProbeError::BadCredentials,
+    Verdict::Fail(match status {
         StatusCode::NOT_FOUND => ProbeError::NotFound {
             path: path.to_owned(),
         },
-        StatusCode::FORBIDDEN | StatusCode::TOO_MANY_REQUESTS
-            if status == StatusCode::TOO_MANY_REQUESTS
-                || message.to_ascii_lowercase().contains("rate limit")
-                || header_u64(headers, "x-ratelimit-remaining") == Some(0) =>
-        {
-            ProbeError::RateLimited {
-                retry_after: limit_wait(headers),
-                message,
-            }
-        }
         _ => ProbeError::Http {
             status: status.as_u16(),
-            message,
+            message: error_message(&answer.body),
         },
-    };
-    Err(Failure::Fatal(fatal))
-}
-
-/// How long a rate limit asks to wait: `retry-after`, else the reset time when nothing is left.
-fn limit_wait(headers: &HeaderMap) -> Option<Duration> {
-    if let Some(secs) = header_u64(headers, "retry-after") {
-        return Some(Duration::from_secs(secs));
-    }
-    if header_u64(headers, "x-ratelimit-remaining") != Some(0) {
-        return None;
-    }
-    let reset = header_u64(headers, "x-ratelimit-reset")?;
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    Some(Duration::from_secs(reset.saturating_sub(now) + 1))
-}
-
-fn header_u64(headers: &HeaderMap, name: &str) -> Option<u64> {
-    headers.get(name)?.to_str().ok()?.trim().parse().ok()
-}
-
-/// GitHub's `message`, or the body itself, shortened to one line.
-fn error_message(body: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(body)
-        .ok()
-        .and_then(|v| v.get("message")?.as_str().map(shorten))
-        .unwrap_or_else(|| shorten(body))
-}
-
-fn shorten(text: &str) -> String {
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut out: String = one_line.chars().take(200).collect();
-    if one_line.chars().count() > 200 {
-        out.push('…');
-    }
-    out
+    })
 }
 
 fn malformed(path: &str, reason: &str) -> ProbeError {
@@ -1165,71 +1063,72 @@ mod tests {
         assert!(status.statuses.is_empty());
     }
 
-    #[test]
-    fn errors_are_classified() {
-        let mut headers = HeaderMap::new();
-        let fatal = |status: u16, headers: &HeaderMap, body: &str| match classify(
-            "/p",
-            StatusCode::from_u16(status).unwrap(),
+    fn answer(status: u16, headers: HeaderMap, body: &str) -> Answer {
+        Answer {
+            status: StatusCode::from_u16(status).unwrap(),
+            rate: crate::transport::RateLimit::from_headers(&headers),
             headers,
-            body.to_owned(),
-        ) {
-            Err(super::Failure::Fatal(e)) => e,
-            Err(super::Failure::Retry(why)) => panic!("{status} retried: {why}"),
-            Ok(_) => panic!("{status} accepted"),
-        };
+            body: body.to_owned(),
+            received: 0,
+        }
+    }
+
+    /// 401, rate limits and 5xx answers are the transport's (see its tests); the probe reads
+    /// the rest.
+    #[test]
+    fn answers_are_read_or_typed() {
+        let fatal =
+            |status: u16, body: &str| match read("/p", answer(status, HeaderMap::new(), body)) {
+                Verdict::Fail(e) => e,
+                other => panic!("{status}: {other:?}"),
+            };
         assert!(matches!(
-            fatal(401, &headers, "{}"),
+            fatal(404, "{}"),
+            ProbeError::NotFound { path } if path == "/p"
+        ));
+        let refused = fatal(
+            403,
+            r#"{"message":"Resource not accessible by integration"}"#,
+        );
+        assert!(
+            matches!(&refused, ProbeError::Http { status: 403, message } if message == "Resource not accessible by integration"),
+            "{refused}"
+        );
+        assert!(matches!(
+            read("/p", answer(304, HeaderMap::new(), "")),
+            Verdict::Done(Fetched::NotModified)
+        ));
+        let mut headers = HeaderMap::new();
+        headers.insert(http::header::ETAG, HeaderValue::from_static("W/\"1\""));
+        assert!(matches!(
+            read("/p", answer(200, headers, "{}")),
+            Verdict::Done(Fetched::Fresh { etag: Some(e), .. }) if e == "W/\"1\""
+        ));
+    }
+
+    #[test]
+    fn transport_errors_are_named_as_the_probe_names_them() {
+        assert!(matches!(
+            ProbeError::from(TransportError::Unauthorized),
             ProbeError::BadCredentials
         ));
-        assert!(matches!(
-            fatal(404, &headers, "{}"),
-            ProbeError::NotFound { .. }
-        ));
-        assert!(matches!(
-            fatal(
-                403,
-                &headers,
-                r#"{"message":"Resource not accessible by integration"}"#
-            ),
-            ProbeError::Http { status: 403, .. }
-        ));
-        assert!(matches!(
-            fatal(429, &headers, "slow down"),
-            ProbeError::RateLimited {
-                retry_after: None,
-                ..
-            }
-        ));
-        headers.insert("retry-after", HeaderValue::from_static("30"));
-        let limited = fatal(
-            403,
-            &headers,
-            r#"{"message":"You have exceeded a secondary rate limit"}"#,
-        );
+        let limited = ProbeError::from(TransportError::Throttled {
+            wait: Some(Duration::from_secs(30)),
+            message: "You have exceeded a secondary rate limit".to_owned(),
+        });
         assert!(
             matches!(limited, ProbeError::RateLimited { retry_after: Some(d), .. } if d == Duration::from_secs(30)),
             "{limited}"
         );
         assert!(limited.to_string().contains("retry in 30 s"), "{limited}");
-        assert!(matches!(
-            classify(
-                "/p",
-                StatusCode::BAD_GATEWAY,
-                &HeaderMap::new(),
-                "<html>".into()
-            ),
-            Err(super::Failure::Retry(_))
-        ));
-        assert!(matches!(
-            classify(
-                "/p",
-                StatusCode::NOT_MODIFIED,
-                &HeaderMap::new(),
-                String::new()
-            ),
-            Ok(Answer::NotModified)
-        ));
+        let gave_up = ProbeError::from(TransportError::GaveUp {
+            attempts: 3,
+            last: "GitHub answered HTTP 502".to_owned(),
+        });
+        assert_eq!(
+            gave_up.to_string(),
+            "GitHub is unavailable: gave up after 3 attempts: GitHub answered HTTP 502"
+        );
     }
 
     #[test]

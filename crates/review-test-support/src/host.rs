@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use review_core::model::{Author, AuthorKind, Comment, CommentId, PullRequest, RepoId, ThreadId};
@@ -30,7 +31,15 @@ struct State {
     pr: PullRequest,
     log: Vec<Mutation>,
     failing: BTreeSet<ThreadId>,
+    refusing: Option<Refusal>,
     next_id: usize,
+}
+
+/// Why the whole host refuses every request.
+#[derive(Debug, Clone, Copy)]
+enum Refusal {
+    Throttled(Option<Duration>),
+    Unauthorized,
 }
 
 /// A review host holding one pull request in memory.
@@ -55,6 +64,7 @@ impl FakeHost {
                 pr,
                 log: Vec::new(),
                 failing: BTreeSet::new(),
+                refusing: None,
                 next_id: 0,
             }),
             viewer,
@@ -74,6 +84,18 @@ impl FakeHost {
         self.state().failing.insert(ThreadId(thread.to_owned()));
     }
 
+    /// Makes every later request fail with [`HostError::Throttled`], as GitHub does once its
+    /// rate limit is spent (resetting in `reset_in`, if given); nothing is read or changed.
+    pub fn spend_rate_limit(&self, reset_in: Option<Duration>) {
+        self.state().refusing = Some(Refusal::Throttled(reset_in));
+    }
+
+    /// Makes every later request fail with [`HostError::Unauthorized`], as GitHub does with a
+    /// refused token; nothing is read or changed.
+    pub fn refuse_token(&self) {
+        self.state().refusing = Some(Refusal::Unauthorized);
+    }
+
     /// The mutations accepted so far, in order.
     pub fn mutations(&self) -> Vec<Mutation> {
         self.state().log.clone()
@@ -84,7 +106,24 @@ impl FakeHost {
         self.state().pr.clone()
     }
 
+    /// The refusal of every request, if the host was told to refuse them.
+    fn check_open(state: &State) -> Result<(), HostError> {
+        match state.refusing {
+            None => Ok(()),
+            Some(Refusal::Throttled(reset_in)) => Err(HostError::Throttled {
+                message: "the rate limit is spent".to_owned(),
+                reset_in,
+                source: None,
+            }),
+            Some(Refusal::Unauthorized) => Err(HostError::Unauthorized {
+                message: "the token was refused".to_owned(),
+                source: None,
+            }),
+        }
+    }
+
     fn check_thread(state: &State, thread: &ThreadId) -> Result<(), HostError> {
+        Self::check_open(state)?;
         if state.failing.contains(thread) {
             return Err(HostError::Unavailable {
                 message: format!("injected failure on {thread}"),
@@ -102,6 +141,7 @@ impl FakeHost {
 impl ReviewHost for FakeHost {
     async fn pull_request(&self, repo: &RepoId, number: u64) -> Result<PullRequest, HostError> {
         let state = self.state();
+        Self::check_open(&state)?;
         if &state.pr.repo != repo || state.pr.number != number {
             return Err(HostError::NotFound(format!("pull request {repo}#{number}")));
         }
@@ -167,6 +207,7 @@ impl ReviewHost for FakeHost {
 
     async fn comment(&self, subject: &str, body: &str) -> Result<PostedComment, HostError> {
         let mut state = self.state();
+        Self::check_open(&state)?;
         if state.pr.id != subject {
             return Err(HostError::NotFound(format!("pull request {subject}")));
         }
@@ -193,6 +234,7 @@ impl ReviewHost for FakeHost {
         _reason: MinimizeReason,
     ) -> Result<(), HostError> {
         let mut state = self.state();
+        Self::check_open(&state)?;
         let known = state
             .pr
             .threads

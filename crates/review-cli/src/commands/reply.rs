@@ -106,7 +106,11 @@ pub async fn run(args: ReplyArgs) -> Result<(), CliError> {
             message,
             hint: None,
         }),
-        Err(e @ HostError::Unavailable { .. }) => Err(CliError::GitHub {
+        Err(
+            e @ (HostError::Unavailable { .. }
+            | HostError::Throttled { .. }
+            | HostError::Unauthorized { .. }),
+        ) => Err(CliError::GitHub {
             hint: Some(if review_github::adapter::may_have_been_posted(&e) {
                 "run the same command again: it looks for this reply first and posts it only if \
                  it is not there"

@@ -820,7 +820,7 @@ pub(crate) async fn post_replies(
             Err(e) => {
                 failed += 1;
                 lines.push(format!("failed   {id}: {e}; not resolved"));
-                if review_github::adapter::stops_all_posts(&e) {
+                if e.stops_all_requests() {
                     let left = replies.len() - done - 1;
                     lines.push(format!(
                         "stopped: GitHub refuses posts now; {left} more replies not tried (run again later)"

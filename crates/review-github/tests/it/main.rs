@@ -4,6 +4,7 @@
 
 mod common;
 mod schema_subset;
+mod test_contract;
 mod test_drills;
 mod test_failures;
 mod test_probe;
