@@ -174,3 +174,30 @@ fn source_chain(err: &dyn std::error::Error) -> Vec<String> {
     }
     chain
 }
+
+/// A use-case's failure in the CLI's terms: a port's failure is the CLI's own error given back
+/// whole (its exit code kept); the others map by kind.
+impl From<review_app::AppError> for CliError {
+    fn from(e: review_app::AppError) -> Self {
+        use review_app::ErrorKind;
+        let review_app::AppError {
+            kind,
+            message,
+            hint,
+            source,
+        } = e;
+        match kind {
+            ErrorKind::NotFound => Self::NotFound { message, hint },
+            ErrorKind::Refused => Self::Refused { message, hint },
+            ErrorKind::Port => match source.map(|s| s.downcast::<Self>()) {
+                Some(Ok(own)) => *own,
+                Some(Err(other)) => Self::Other {
+                    message: format!("{message}: {other}"),
+                    hint,
+                },
+                None => Self::Other { message, hint },
+            },
+            _ => Self::Other { message, hint },
+        }
+    }
+}

@@ -79,6 +79,19 @@ impl LoopFiles {
     }
 }
 
+/// The decisions file as the use-cases' store: its errors are the CLI's own, given back whole.
+impl review_app::ports::DecisionsStore for LoopFiles {
+    type Error = CliError;
+
+    fn load(&self) -> Result<Decisions, CliError> {
+        self.load_decisions()
+    }
+
+    fn update(&self, change: &mut dyn FnMut(&mut Decisions)) -> Result<(), CliError> {
+        self.update_decisions(|d| change(d))
+    }
+}
+
 fn corrupt(path: &Path, e: &LoadError, what: &str) -> CliError {
     CliError::Input {
         path: path.to_path_buf(),

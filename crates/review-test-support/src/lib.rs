@@ -18,3 +18,24 @@ pub use vcs::{FakeFixer, FakeVcs, RecordedCommit};
 pub mod strategy;
 
 pub mod github;
+
+/// The names of the `[dependencies]` of a crate's `Cargo.toml` text (not dev- or build-), for
+/// the architecture tests that keep a crate's dependencies to a list.
+pub fn dependencies_of(manifest: &str) -> Vec<String> {
+    let mut in_deps = false;
+    let mut deps = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_deps = line == "[dependencies]";
+            continue;
+        }
+        if in_deps
+            && !line.is_empty()
+            && !line.starts_with('#')
+            && let Some(name) = line.split(['=', '.', ' ']).next()
+        {
+            deps.push(name.trim().to_owned());
+        }
+    }
+    deps
+}

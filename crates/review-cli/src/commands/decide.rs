@@ -5,9 +5,6 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Args;
-use review_core::decisions::{FindingFacts, Judged, judge};
-use review_core::watch::{FindingKind, ThreadFinding};
-use serde::Serialize;
 
 use crate::commands::common::{self, PrArgs};
 use crate::error::CliError;
@@ -63,16 +60,7 @@ pub struct DecideArgs {
     target: PrArgs,
 }
 
-/// What was recorded for one finding.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Recorded {
-    pub fingerprint: String,
-    pub thread_id: String,
-    pub verdict: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-}
+pub use review_app::decide::Recorded;
 
 fn read_text(path: &std::path::Path) -> Result<String, CliError> {
     let mut text = String::new();
@@ -129,60 +117,27 @@ pub async fn run(args: DecideArgs) -> Result<(), CliError> {
         .await?
         .denied(&args.deny_paths)?;
 
-    let pending: BTreeMap<&str, &ThreadFinding> = watch
-        .pending
-        .iter()
-        .map(|f| (f.fingerprint.as_str(), f))
-        .collect();
-    let mut answers: Vec<(&ThreadFinding, String)> = Vec::new();
-    let mut missing_reason = None;
-    if let (Some(fp), Some(answer)) = (&args.finding, &args.answer) {
-        let finding = pending.get(fp.as_str()).ok_or_else(|| CliError::NotFound {
-            message: format!("no pending finding has fingerprint {fp}"),
-            hint: Some(
-                "the watch state's `pending` lists them; run `review watch --once` to refresh it"
-                    .to_owned(),
-            ),
-        })?;
-        answers.push((finding, read_text(answer)?));
-    } else if let Some(path) = &args.answers {
-        let given = read_answers(path)?;
-        for (fp, _) in given
-            .iter()
-            .filter(|(fp, _)| !pending.contains_key(fp.as_str()))
-        {
-            output::narrate(&format!(
-                "[decide] {fp} is not a pending finding; its answer is ignored"
-            ));
-        }
-        // A batch records only what it answers: a verdict recorded earlier for a finding it
-        // does not name stays as it was.
-        for finding in watch.pending.iter().filter(|f| f.kind == FindingKind::Bot) {
-            if let Some(raw) = given.get(&finding.fingerprint) {
-                answers.push((finding, raw.clone()));
-            }
-        }
-        let left = watch
-            .pending
-            .iter()
-            .filter(|f| f.kind == FindingKind::Bot && !given.contains_key(&f.fingerprint))
-            .count();
-        if left > 0 {
-            output::narrate(&format!(
-                "[decide] {left} pending finding(s) are not in this batch: what was recorded for them stays"
-            ));
-        }
-        missing_reason = Some("no verdict was returned for it");
+    let answers = match (&args.finding, &args.answer, &args.answers) {
+        (Some(fp), Some(answer), _) => review_app::decide::Answers::One {
+            fingerprint: fp.clone(),
+            raw: read_text(answer)?,
+        },
+        (_, _, Some(path)) => review_app::decide::Answers::Batch(read_answers(path)?),
+        _ => review_app::decide::Answers::Batch(BTreeMap::new()),
+    };
+    let decided = review_app::decide::decide(&files, &watch, &answers, args.round, &denied)?;
+    for fp in &decided.ignored {
+        output::narrate(&format!(
+            "[decide] {fp} is not a pending finding; its answer is ignored"
+        ));
     }
-
-    let mut recorded = Vec::new();
-    for (finding, raw) in &answers {
-        let missing = raw.trim().is_empty().then_some(missing_reason).flatten();
-        recorded.push(record_answer(
-            &files, finding, raw, args.round, &denied, missing,
-        )?);
+    if decided.left > 0 {
+        output::narrate(&format!(
+            "[decide] {} pending finding(s) are not in this batch: what was recorded for them stays",
+            decided.left
+        ));
     }
-    assert_counts(answers.len(), recorded.len())?;
+    let recorded = decided.recorded;
 
     let text = if args.json {
         serde_json::to_string_pretty(&recorded).map_err(|e| CliError::Other {
@@ -207,79 +162,4 @@ pub async fn run(args: DecideArgs) -> Result<(), CliError> {
         output::human(&text)
     }
     .map_err(CliError::Output)
-}
-
-/// Judges a triager's `raw` answer on `finding` and records it through the decisions file's
-/// locked writer. `missing` is the escalation reason to use when the answer is empty (the
-/// finding was dispatched and nothing came back). A person's thread is refused.
-pub(crate) fn record_answer(
-    files: &LoopFiles,
-    finding: &ThreadFinding,
-    raw: &str,
-    round: Option<u32>,
-    denied: &[String],
-    missing: Option<&str>,
-) -> Result<Recorded, CliError> {
-    if finding.kind == FindingKind::Human {
-        return Err(CliError::Refused {
-            message: format!(
-                "thread {} has human participation: people's findings are not triaged",
-                finding.thread_id
-            ),
-            hint: Some("leave it to the PR's author".to_owned()),
-        });
-    }
-    // The reader's own reading decides whether the finding is security-sensitive: the bot's
-    // mark or the documented rule (docs/judge.md), the same as triage's.
-    let family = review_classify::Family::ALL
-        .into_iter()
-        .find(|f| f.as_str() == finding.author)
-        .unwrap_or(review_classify::Family::OtherBot);
-    let security = review_classify::read_finding(family, &finding.body, &finding.path).security;
-    let judged = match missing {
-        Some(reason) => Judged::Escalate {
-            reason: reason.to_owned(),
-        },
-        None => judge(
-            raw,
-            FindingFacts {
-                path: &finding.path,
-                body: &finding.body,
-                denied_paths: denied,
-                security: security.as_deref(),
-            },
-        ),
-    };
-    let recorded = Recorded {
-        fingerprint: finding.fingerprint.clone(),
-        thread_id: finding.thread_id.clone(),
-        verdict: match &judged {
-            Judged::Decided(a) => a.verdict.as_str().to_owned(),
-            Judged::Escalate { .. } => "ESCALATE".to_owned(),
-        },
-        reason: match &judged {
-            Judged::Escalate { reason } => Some(reason.clone()),
-            Judged::Decided(_) => None,
-        },
-    };
-    files.update_decisions(|d| {
-        let round = round.unwrap_or_else(|| d.current_round());
-        d.record(&finding.fingerprint, &finding.thread_id, judged, round);
-        if let Some(seen) = d.seen.get_mut(&finding.fingerprint) {
-            seen.path.clone_from(&finding.path);
-        }
-    })?;
-    Ok(recorded)
-}
-
-/// Each finding dispatched has exactly one outcome recorded.
-fn assert_counts(dispatched: usize, recorded: usize) -> Result<(), CliError> {
-    if dispatched == recorded {
-        Ok(())
-    } else {
-        Err(CliError::Other {
-            message: format!("{dispatched} findings dispatched but {recorded} outcomes recorded"),
-            hint: Some("run the same command again: recording is idempotent".to_owned()),
-        })
-    }
 }

@@ -11,10 +11,10 @@ use review_core::watch::{FindingKind, ThreadFinding};
 use review_github::reader::Reader;
 use serde_json::json;
 
+use crate::commands::commit_round;
 use crate::commands::common::{self, AutomationArgs, PrArgs};
 use crate::commands::respond::{self, Reply};
 use crate::commands::watch::{self, Watcher};
-use crate::commands::{commit_round, decide};
 use crate::error::CliError;
 use crate::git::GitVcs;
 use crate::github;
@@ -183,7 +183,16 @@ impl Driver {
                     .trim()
                     .is_empty()
                     .then_some("the judge returned nothing");
-                match decide::record_answer(files, finding, &raw, None, &self.denied, missing) {
+                match review_app::decide::record_answer(
+                    files,
+                    finding,
+                    &raw,
+                    None,
+                    &self.denied,
+                    missing,
+                )
+                .map_err(CliError::from)
+                {
                     Ok(recorded) if review.is_none() => output::narrate(&format!(
                         "[loop] {} {}{}",
                         recorded.verdict,

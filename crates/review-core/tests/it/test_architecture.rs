@@ -14,18 +14,7 @@ const ALLOWED: &[&str] = &[
 fn review_core_depends_only_on_pure_crates() {
     let manifest =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")).unwrap();
-    let mut in_deps = false;
-    let mut deps = Vec::new();
-    for line in manifest.lines().map(str::trim) {
-        if line.starts_with('[') {
-            in_deps = line == "[dependencies]";
-            continue;
-        }
-        if in_deps && !line.is_empty() && !line.starts_with('#') {
-            let name = line.split(['=', '.', ' ']).next().unwrap().trim();
-            deps.push(name.to_owned());
-        }
-    }
+    let deps = review_test_support::dependencies_of(&manifest);
     assert!(
         !deps.is_empty(),
         "the manifest's [dependencies] were not found"

@@ -1,0 +1,4 @@
+//! The use-cases against in-memory ports.
+
+mod test_architecture;
+mod test_decide;
