@@ -174,7 +174,12 @@ with open(sys.argv[1], encoding="utf-8") as f:
 counts = report["counts"]
 for key in ("resolved", "actioned", "promoted", "deferred", "outdated"):
     print(f"{key}={int(counts[key])}")
-print("needs-person=" + ("true" if int(counts["deferred"]) > 0 else "false"))
+# Protocol signals (`--protocol-signal`) are deferred but wait for no person.
+waiting = [
+    t for t in report["threads"]
+    if t.get("outcome") == "deferred" and t.get("deferred_because") != "protocol_signal"
+]
+print("needs-person=" + ("true" if waiting else "false"))
 PY
 )"; then
   printf '%s\n' "$counts" >> "$outputs"

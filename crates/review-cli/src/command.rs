@@ -175,24 +175,33 @@ fn track(pid: u32, running: bool) {
 
 /// Runs `work` on each of `items`, at most [`jobs`] at a time on threads of their own, and
 /// hands each result to `done` with its index, in the order of `items` (a result waits for the
-/// ones before it); `finished` hears how many are done after each.
+/// ones before it); `started` hears of each item as its work starts, in the order of `items`;
+/// `finished` hears how many are done after each.
 pub fn for_each_ordered<T: Sync, R: Send>(
     items: &[T],
+    started: impl Fn(&T) + Sync,
     work: impl Fn(&T) -> R + Sync,
     mut done: impl FnMut(usize, R),
     mut finished: impl FnMut(usize),
 ) {
     let workers = jobs().clamp(1, items.len().max(1));
-    let next = AtomicUsize::new(0);
+    // Taking the next item and saying it started happen together, so starts come in order.
+    let next = Mutex::new(0usize);
     let (tx, rx) = mpsc::channel();
     std::thread::scope(|scope| {
         for _ in 0..workers {
             let tx = tx.clone();
-            let (next, work) = (&next, &work);
+            let (next, work, started) = (&next, &work, &started);
             scope.spawn(move || {
                 loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(item) = items.get(i) else { break };
+                    let taken = next.lock().ok().and_then(|mut n| {
+                        let i = *n;
+                        let item = items.get(i)?;
+                        *n += 1;
+                        started(item);
+                        Some((i, item))
+                    });
+                    let Some((i, item)) = taken else { break };
                     if tx.send((i, work(item))).is_err() {
                         break;
                     }

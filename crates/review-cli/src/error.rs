@@ -93,9 +93,9 @@ pub enum CliError {
         hint: Option<String>,
     },
     /// Not an error: `--exit-code` asked to say that threads still need a person.
-    #[error("{deferred} threads still need a person")]
+    #[error("{}", needs_person(*deferred))]
     NeedsPerson {
-        /// How many were deferred.
+        /// How many deferred threads wait for a person (protocol signals wait for no one).
         deferred: usize,
     },
     /// Interrupted by Ctrl-C; the report of what was done so far was printed.
@@ -112,6 +112,11 @@ pub enum CliError {
         /// What to do.
         hint: Option<String>,
     },
+}
+
+/// "1 thread still needs a person", "3 threads still need a person".
+fn needs_person(n: usize) -> String {
+    review_core::text::counted(n, "thread still needs", "threads still need") + " a person"
 }
 
 impl CliError {

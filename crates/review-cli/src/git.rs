@@ -917,10 +917,15 @@ impl review_core::ports::Vcs for GitVcs {
         &self,
         since: &review_core::model::CommitId,
     ) -> Result<Vec<String>, review_core::ports::VcsError> {
+        // `-z`: a name git would quote (one not in ASCII, say) comes as it is.
         let out = self
-            .run(&["diff", "--name-only", &since.0, "HEAD"])
+            .run(&["diff", "--name-only", "-z", &since.0, "HEAD"])
             .map_err(vcs_error)?;
-        Ok(out.lines().map(str::to_owned).collect())
+        Ok(out
+            .split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_owned)
+            .collect())
     }
 
     fn dirty_paths(&self) -> Result<Vec<String>, review_core::ports::VcsError> {
@@ -1117,6 +1122,27 @@ mod tests {
             vcs.changed(&asked).unwrap(),
             vec!["notes.md".to_owned(), "new.rs".to_owned()]
         );
+    }
+
+    /// Regression: `changed_paths` read git's quoted names (`"docs/caf\303\251.md"`), so a
+    /// doc whose name is not ASCII did not read as a doc.
+    #[test]
+    fn changed_paths_are_read_as_named_whatever_their_letters() {
+        let dir = tempfile::tempdir().unwrap();
+        sh(dir.path(), &["init", "-q"]);
+        std::fs::write(dir.path().join("lib.rs"), "a\n").unwrap();
+        sh(dir.path(), &["add", "."]);
+        sh(dir.path(), &["commit", "-q", "-m", "start"]);
+        let start = review_core::model::CommitId(git(dir.path(), &["rev-parse", "HEAD"]).unwrap());
+        std::fs::create_dir(dir.path().join("docs")).unwrap();
+        std::fs::write(dir.path().join("docs/café notes.md"), "déjà vu\n").unwrap();
+        std::fs::write(dir.path().join("Ünïcode \"q\".txt"), "naïve\n").unwrap();
+        sh(dir.path(), &["add", "."]);
+        sh(dir.path(), &["commit", "-q", "-m", "docs"]);
+        let vcs = GitVcs::open(dir.path()).unwrap();
+        let expected = ["docs/café notes.md", "Ünïcode \"q\".txt"].map(str::to_owned);
+        assert_eq!(vcs.changed_paths(&start).unwrap(), expected);
+        assert_eq!(vcs.substantive_changes(&start.0, "HEAD").unwrap(), expected);
     }
 
     #[test]

@@ -194,6 +194,7 @@ pub fn input(
 #[derive(Debug)]
 pub struct Call {
     thread: ThreadId,
+    location: String,
     ambiguous: bool,
     input: Result<String, String>,
 }
@@ -225,6 +226,7 @@ pub fn prepare(
             });
             Some(Call {
                 thread: id.clone(),
+                location: thread.location(),
                 ambiguous: reader.0 == Class::Ambiguous,
                 input,
             })
@@ -244,6 +246,12 @@ pub fn ask(judge: &JudgeCmd, dir: &Path, calls: &[Call], eligible: usize) -> Ask
     crate::command::for_each_ordered(
         calls,
         |call| {
+            output::narrate(&format!(
+                "[triage] step 3 — asking the judge about thread {} ({})",
+                call.thread, call.location
+            ));
+        },
+        |call| {
             call.input.clone().and_then(|input| {
                 crate::command::run(
                     crate::command::Kind::Judge,
@@ -261,7 +269,14 @@ pub fn ask(judge: &JudgeCmd, dir: &Path, calls: &[Call], eligible: usize) -> Ask
                 return;
             }
             let verdict = match answer.and_then(|out| parse_answer(&out)) {
-                Ok(answer) => Verdict::Answered(answer),
+                Ok(answer) => {
+                    output::narrate(&format!(
+                        "[triage] step 3 — the judge answered for thread {}: {}",
+                        call.thread,
+                        answer.class.as_str()
+                    ));
+                    Verdict::Answered(answer)
+                }
                 Err(why) => {
                     output::narrate(&format!(
                         "[triage] step 3 — the judge {why} for {}: the reader's class stands{}",

@@ -75,8 +75,9 @@ pub fn run(
     let path = state_path(vcs, pr)?;
     let mut state = load(&path)?;
     let head = pr.head_sha.0.as_str();
-    let reason = match state.marker.as_deref() {
-        None => "first pass".to_owned(),
+    // Why it runs, and the same said after "skipped ..., although".
+    let (reason, although) = match state.marker.as_deref() {
+        None => ("first pass".to_owned(), "this is the first pass".to_owned()),
         Some(marker) if marker == head => {
             output::narrate(&format!(
                 "[triage] step 2 — skip pre-review, it already ran at {}",
@@ -87,7 +88,10 @@ pub fn run(
         Some(marker) => {
             let short = marker.get(..7).unwrap_or(marker);
             if !vcs.has_commit(marker) || !vcs.has_commit(head) {
-                format!("cannot compare {short} with the PR head locally")
+                (
+                    format!("cannot compare {short} with the PR head locally"),
+                    format!("{short} cannot be compared with the PR head locally"),
+                )
             } else {
                 let changed =
                     vcs.substantive_changes(marker, head)
@@ -108,13 +112,14 @@ pub fn run(
                 } else {
                     String::new()
                 };
-                format!("diff since {short} touches {}{more}", shown.join(", "))
+                let reason = format!("diff since {short} touches {}{more}", shown.join(", "));
+                (reason.clone(), format!("the {reason}"))
             }
         }
     };
     if skip {
         output::narrate(&format!(
-            "[triage] step 2 — pre-review skipped by --skip-pre-review, although the {reason}"
+            "[triage] step 2 — pre-review skipped by --skip-pre-review, although {although}"
         ));
         return Ok(Outcome::Skipped);
     }

@@ -9,11 +9,15 @@ use std::fmt::Write as _;
 
 use review_core::model::PullRequest;
 use review_core::report::{Outcome, Report, ThreadReport};
-use review_core::text::visible_line;
+use review_core::text::{counted, visible_line};
 
-/// What each section of the report means, said once under its heading.
-fn section_note(outcome: Outcome, applied: bool) -> &'static str {
-    match (outcome, applied) {
+/// What each section of the report means, said once under its heading: `applying` for a run
+/// with --apply, `resolved_outdated` when it resolved threads outdated by their own fix.
+fn section_note(outcome: Outcome, applying: bool, resolved_outdated: bool) -> &'static str {
+    match (outcome, applying) {
+        (Outcome::Outdated, true) if resolved_outdated => {
+            "the code changed since; those outdated by their own fix were resolved"
+        }
         (Outcome::Actioned, false) => "actionable findings the tool would fix",
         (Outcome::Actioned, true) => "actionable findings fixed",
         (Outcome::Promoted, false) => "ambiguous findings the autonomy ladder would fix",
@@ -34,14 +38,21 @@ fn who(t: &ThreadReport) -> String {
     visible_line(&who).into_owned()
 }
 
-/// Renders the report for people.
-pub fn report(pr: &PullRequest, report: &Report) -> String {
+/// Renders the report for people; `applying` for a run with --apply (which may change
+/// nothing).
+pub fn report(pr: &PullRequest, report: &Report, applying: bool) -> String {
     let mut out = String::new();
-    let mode = if report.applied {
-        "changes applied"
-    } else {
-        "plan only, nothing changed"
+    let mode = match (report.applied, applying) {
+        (true, _) => "changes applied",
+        (false, true) => "nothing changed",
+        (false, false) => "plan only, nothing changed",
     };
+    let applying = applying || report.applied;
+    // Outdated threads resolved because their own fix is on the PR.
+    let resolved_outdated = applying
+        && report.threads.iter().any(|t| {
+            t.outcome == Outcome::Outdated && t.commit.is_some() && t.deferred_because.is_none()
+        });
     let _ = writeln!(
         out,
         "{}#{} {} at {} ({mode})",
@@ -82,7 +93,7 @@ pub fn report(pr: &PullRequest, report: &Report) -> String {
             "\n{} ({}) — {}",
             outcome.as_str().to_uppercase(),
             entries.len(),
-            section_note(outcome, report.applied)
+            section_note(outcome, applying, resolved_outdated)
         );
         for t in entries {
             let class = match (t.human, t.class) {
@@ -104,8 +115,8 @@ pub fn report(pr: &PullRequest, report: &Report) -> String {
     let c = &report.counts;
     let _ = writeln!(
         out,
-        "\n{} threads: resolved={} actioned={} promoted={} deferred={} outdated={}",
-        report.threads.len(),
+        "\n{}: resolved={} actioned={} promoted={} deferred={} outdated={}",
+        counted(report.threads.len(), "thread", "threads"),
         c.resolved,
         c.actioned,
         c.promoted,

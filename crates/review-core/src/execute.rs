@@ -16,6 +16,7 @@ use crate::plan::{Action, FixMaterial, FixTask, Plan, TriageSettings, is_denied}
 use crate::ports::{Fixer, ReviewHost, Vcs, VcsError};
 use crate::report::{DeferReason, Outcome, ReconcileError, Report, ThreadReport};
 use crate::suggestion;
+use crate::text::counted;
 
 /// Why a plan was not carried out. Nothing was mutated when this is returned, except for
 /// [`ExecuteError::Reconcile`], which reports a bug after the fact.
@@ -146,9 +147,27 @@ pub async fn execute_until(
     workspace: Option<Workspace<'_>>,
     stop: &AtomicBool,
 ) -> Result<Execution, ExecuteError> {
+    execute_narrated(pr, plan, settings, host, workspace, stop, &|_| {}).await
+}
+
+/// [`execute_until`], telling `narrate` each narration line as it happens: as each fix starts
+/// and ends, before the resolves. A fix or a fixer can take minutes; a caller that shows the
+/// lines only from [`Execution::narration`] leaves its user in silence meanwhile.
+pub async fn execute_narrated(
+    pr: &PullRequest,
+    plan: &Plan,
+    settings: &TriageSettings,
+    host: &dyn ReviewHost,
+    workspace: Option<Workspace<'_>>,
+    stop: &AtomicBool,
+    narrate: &(dyn Fn(&str) + Sync),
+) -> Result<Execution, ExecuteError> {
     check_plan(pr, plan, settings)?;
     let mut entries: Vec<ThreadReport> = plan.threads.iter().map(|p| p.report.clone()).collect();
-    let mut narration = Vec::new();
+    let mut narration = Narration {
+        lines: Vec::new(),
+        sink: narrate,
+    };
     let mut applied = false;
     let index: BTreeMap<ThreadId, usize> = entries
         .iter()
@@ -211,7 +230,7 @@ pub async fn execute_until(
         .map(|p| p.report.id.clone())
         .collect();
     if !to_resolve.is_empty() && stop.load(Ordering::SeqCst) {
-        narration.push("[triage] interrupted — stopping before the resolves".to_owned());
+        narration.say("[triage] interrupted — stopping before the resolves".to_owned());
         for id in &to_resolve {
             defer(
                 &mut entries[index[id]],
@@ -226,10 +245,11 @@ pub async fn execute_until(
             defer(&mut entries[index[id]], why, text);
         })
         .await;
-        narration.push(format!(
-            "[triage] step 4 — resolving {} threads without reply",
-            to_resolve.len()
-        ));
+        let outcomes: Vec<Outcome> = to_resolve
+            .iter()
+            .map(|id| entries[index[id]].outcome)
+            .collect();
+        narration.say(resolving_line(&outcomes));
         let results = if to_resolve.is_empty() {
             Vec::new()
         } else {
@@ -238,7 +258,13 @@ pub async fn execute_until(
         for (i, id) in to_resolve.iter().enumerate() {
             let entry = &mut entries[index[id]];
             match results.get(i) {
-                Some(Ok(())) => applied = true,
+                Some(Ok(())) => {
+                    applied = true;
+                    // "…, which is on the PR; resolve" was the plan: it is done.
+                    if entry.reason.ends_with("; resolve") {
+                        entry.reason.push('d');
+                    }
+                }
                 Some(Err(e)) => defer(
                     entry,
                     DeferReason::HostError,
@@ -254,7 +280,23 @@ pub async fn execute_until(
     }
 
     let report = Report::new(pr, applied, entries)?;
-    Ok(Execution { report, narration })
+    Ok(Execution {
+        report,
+        narration: narration.lines,
+    })
+}
+
+/// The narration of a run: each line told to the caller's sink as it happens, and kept.
+struct Narration<'a> {
+    lines: Vec<String>,
+    sink: &'a (dyn Fn(&str) + Sync),
+}
+
+impl Narration<'_> {
+    fn say(&mut self, line: String) {
+        (self.sink)(&line);
+        self.lines.push(line);
+    }
 }
 
 /// Reads `pr` again through `host` and keeps those of `threads` the tool may still act on;
@@ -308,7 +350,61 @@ pub async fn recheck(
     keep
 }
 
+/// The narration of the resolves: how many threads, and under which count each is, when not
+/// all are counted as resolved (a thread whose fix is on the PR is actioned or promoted, one
+/// outdated by its own fix is outdated).
+fn resolving_line(outcomes: &[Outcome]) -> String {
+    let mut line = format!(
+        "[triage] step 4 — resolving {} without reply",
+        counted(outcomes.len(), "thread", "threads")
+    );
+    if outcomes.iter().all(|o| *o == Outcome::Resolved) {
+        return line;
+    }
+    let n = |wanted: Outcome| outcomes.iter().filter(|o| **o == wanted).count();
+    let parts: Vec<String> = [
+        (
+            Outcome::Resolved,
+            "nit or duplicate",
+            "nits or duplicates",
+            "",
+        ),
+        (
+            Outcome::Actioned,
+            "whose fix is on the PR",
+            "whose fix is on the PR",
+            " (counted as actioned)",
+        ),
+        (
+            Outcome::Promoted,
+            "whose fix is on the PR",
+            "whose fix is on the PR",
+            " (counted as promoted)",
+        ),
+        (
+            Outcome::Outdated,
+            "outdated by its own fix",
+            "outdated by their own fix",
+            " (counted as outdated)",
+        ),
+    ]
+    .into_iter()
+    .filter(|(outcome, ..)| n(*outcome) > 0)
+    .map(|(outcome, one, many, count)| format!("{}{count}", counted(n(outcome), one, many)))
+    .collect();
+    line.push_str(": ");
+    line.push_str(&parts.join(", "));
+    line
+}
+
+/// Leaves `entry` open, with why. An outdated thread stays counted as outdated (its own line in
+/// the counts), with the reason it was not resolved.
 fn defer(entry: &mut ThreadReport, why: DeferReason, text: String) {
+    if entry.outcome == Outcome::Outdated {
+        entry.deferred_because = Some(why);
+        entry.reason = text;
+        return;
+    }
     entry.outcome = Outcome::Deferred;
     entry.deferred_because = Some(why);
     entry.reason = text;
@@ -396,7 +492,7 @@ async fn make_fixes(
     fixes: &[&FixTask],
     workspace: Option<Workspace<'_>>,
     stop: &AtomicBool,
-    narration: &mut Vec<String>,
+    narration: &mut Narration<'_>,
 ) -> Vec<(ThreadId, FixResult)> {
     let all = |why: DeferReason, text: &str| -> Vec<(ThreadId, FixResult)> {
         fixes
@@ -469,11 +565,25 @@ async fn make_fixes(
             ));
             continue;
         }
-        narration.push(format!(
-            "[triage] step 3 — applying fix for thread {} ({})",
-            task.thread, task.path
+        narration.say(format!(
+            "[triage] step 3 — applying fix for thread {} ({}){}",
+            task.thread,
+            task.path,
+            if matches!(task.material, FixMaterial::Fixer) {
+                ": the fixer is working on it"
+            } else {
+                ""
+            }
         ));
         let result = fix_one(pr, task, ws, &dirty, &settings.fixes.denied_paths).await;
+        narration.say(match &result {
+            Ok(commit) => format!(
+                "[triage] step 3 — fixed thread {} in {}",
+                task.thread,
+                commit.short()
+            ),
+            Err((_, why)) => format!("[triage] step 3 — thread {} not fixed: {why}", task.thread),
+        });
         if let Err((DeferReason::FixFailed, text)) = &result
             && text.starts_with("commit rejected")
         {

@@ -398,7 +398,11 @@ pub fn candidates(plan: &Plan, signals: &SignalSet) -> Vec<ThreadId> {
         .filter_map(|p| {
             let r = &p.report;
             let class = r.class?;
-            if r.human || r.duplicate_of.is_some() {
+            // A thread an earlier pass deferred is not triaged again: its class is the reader's.
+            if r.human
+                || r.duplicate_of.is_some()
+                || r.deferred_because == Some(crate::report::DeferReason::Earlier)
+            {
                 return None;
             }
             let sig = signals.threads.get(&r.id)?;

@@ -12,6 +12,7 @@ use crate::model::{CommitId, LineRange, PullRequest, Thread, ThreadId};
 use crate::report::{DeferReason, Outcome, ReconcileError, Report, ThreadReport};
 use crate::rules::{self, Class, LadderMode, Rung};
 use crate::signals::{Cluster, Concreteness, Severity, SignalSet, Signals, Suggestion};
+use crate::text::counted;
 
 /// Paths no fix may edit unless the user changes the list: CI definitions and lockfiles.
 pub const DEFAULT_DENIED_PATHS: &[&str] = &[
@@ -106,6 +107,16 @@ pub fn is_protocol_signal(body: &str, signals: &[String]) -> bool {
         .filter(|s| !s.trim().is_empty())
         .any(|s| lower.contains(&s.to_lowercase()))
 }
+
+/// Whether the first comment of `thread` is a protocol signal of `settings`.
+fn is_signal(thread: &Thread, settings: &TriageSettings) -> bool {
+    thread
+        .first_comment()
+        .is_some_and(|c| is_protocol_signal(&c.body, &settings.protocol_signals))
+}
+
+/// The report's reason for a protocol signal.
+const PROTOCOL_SIGNAL_REASON: &str = "a protocol signal between tools, not a finding; left alone";
 
 /// Fix commits made by earlier runs, by the thread they answer.
 ///
@@ -292,6 +303,22 @@ pub fn plan(pr: &PullRequest, signals: &SignalSet, settings: &TriageSettings) ->
         if settings.deferred.contains(&thread.id) {
             report.deferred_because = Some(DeferReason::Earlier);
             report.reason = "deferred by an earlier pass; not triaged again".to_owned();
+            if gate.is_ok() {
+                if is_signal(thread, settings) {
+                    // A protocol signal passed back is still a protocol signal.
+                    report.deferred_because = Some(DeferReason::ProtocolSignal);
+                    report.reason = PROTOCOL_SIGNAL_REASON.to_owned();
+                } else {
+                    // Not triaged again, but its class is kept: an actionable finding left
+                    // unfixed still counts in `unresolved_actionable_remaining`.
+                    let unknown = Signals::unknown("");
+                    let convergent = leaders
+                        .iter()
+                        .any(|l| l.leader == thread.id && l.convergent);
+                    let d = decide(thread, sig.unwrap_or(&unknown), convergent, settings);
+                    report.class = Some(d.class);
+                }
+            }
             planned.push(PlannedThread {
                 report,
                 action: Action::Leave,
@@ -326,12 +353,9 @@ pub fn plan(pr: &PullRequest, signals: &SignalSet, settings: &TriageSettings) ->
             continue;
         }
 
-        if thread
-            .first_comment()
-            .is_some_and(|c| is_protocol_signal(&c.body, &settings.protocol_signals))
-        {
+        if is_signal(thread, settings) {
             report.deferred_because = Some(DeferReason::ProtocolSignal);
-            report.reason = "a protocol signal between tools, not a finding; left alone".to_owned();
+            report.reason = PROTOCOL_SIGNAL_REASON.to_owned();
             planned.push(PlannedThread {
                 report,
                 action: Action::Leave,
@@ -643,9 +667,7 @@ fn cluster_leaders(
                 !t.is_resolved
                     && !t.is_outdated
                     && settings.automation.may_act(t, pr).is_ok()
-                    && !t
-                        .first_comment()
-                        .is_some_and(|c| is_protocol_signal(&c.body, &settings.protocol_signals))
+                    && !is_signal(t, settings)
             })
             .collect();
         let rank = |t: &&&Thread| {
@@ -727,16 +749,31 @@ fn narrate(pr: &PullRequest, planned: &[PlannedThread]) -> Vec<String> {
     let humans = count(&|p| p.report.human && p.report.outcome != Outcome::Outdated);
     let outdated = count(&|p| p.report.outcome == Outcome::Outdated);
     let promoted = count(&|p| p.report.outcome == Outcome::Promoted);
+    let signals = count(&|p| p.report.deferred_because == Some(DeferReason::ProtocolSignal));
     let mut lines = vec![format!(
-        "[triage] step 3 — {current} unresolved current threads on PR #{} ({outdated} outdated set aside)",
+        "[triage] step 3 — {} on PR #{} ({outdated} outdated set aside)",
+        counted(
+            current,
+            "unresolved current thread",
+            "unresolved current threads"
+        ),
         pr.number
     )];
-    lines.push(format!(
-        "[triage] step 3 — {bots} bot threads: {} actionable, {} nit, {} ambiguous ({promoted} promoted by the ladder), {dupes} duplicates",
+    let mut bot_line = format!(
+        "[triage] step 3 — {}: {} actionable, {} nit, {} ambiguous ({promoted} promoted by the ladder), {}",
+        counted(bots, "bot thread", "bot threads"),
         class_n(Class::Actionable),
         class_n(Class::Nit),
         class_n(Class::Ambiguous),
-    ));
+        counted(dupes, "duplicate", "duplicates"),
+    );
+    if signals > 0 {
+        bot_line.push_str(&format!(
+            ", {} left alone",
+            counted(signals, "protocol signal", "protocol signals")
+        ));
+    }
+    lines.push(bot_line);
     for p in planned
         .iter()
         .filter(|p| matches!(p.action, Action::Fix(_)))
@@ -747,7 +784,8 @@ fn narrate(pr: &PullRequest, planned: &[PlannedThread]) -> Vec<String> {
         ));
     }
     lines.push(format!(
-        "[triage] step 4 — {humans} threads with human participation deferred untouched"
+        "[triage] step 4 — {} with human participation deferred untouched",
+        counted(humans, "thread", "threads")
     ));
     lines
 }

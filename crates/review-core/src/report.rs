@@ -362,6 +362,16 @@ impl Report {
         Ok(())
     }
 
+    /// The deferred threads that wait for a person: every one but protocol signals, which are
+    /// a matter between tools (the workflow ignores them), not review threads. `--exit-code`
+    /// and a sub-step's `deferred_threads` count these.
+    pub fn waiting_for_a_person(&self) -> impl Iterator<Item = &ThreadReport> {
+        self.threads.iter().filter(|t| {
+            t.outcome == Outcome::Deferred
+                && t.deferred_because != Some(DeferReason::ProtocolSignal)
+        })
+    }
+
     /// Deferred threads broken down by kind of reason, most frequent first.
     pub fn deferred_breakdown(&self) -> Vec<(DeferReason, usize)> {
         let mut by: BTreeMap<DeferReason, usize> = BTreeMap::new();

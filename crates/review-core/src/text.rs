@@ -61,6 +61,23 @@ pub fn visible_line(text: &str) -> Cow<'_, str> {
     escaped(text, true)
 }
 
+/// `n` and the noun for it, singular for one: `counted(1, "thread", "threads")` is `1 thread`,
+/// `counted(3, "thread", "threads")` is `3 threads`. For narration and summaries.
+///
+/// ```
+/// use review_core::text::counted;
+///
+/// assert_eq!(counted(1, "thread", "threads"), "1 thread");
+/// assert_eq!(counted(0, "summary", "summaries"), "0 summaries");
+/// ```
+pub fn counted<N>(n: N, one: &str, many: &str) -> String
+where
+    N: std::fmt::Display + PartialEq + From<u8> + Copy,
+{
+    let noun = if n == N::from(1) { one } else { many };
+    format!("{n} {noun}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

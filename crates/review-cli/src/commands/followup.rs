@@ -314,6 +314,7 @@ fn per_thread(
     let spinner = output::Spinner::start(&format!("{} 0/{}", kind.as_str(), inputs.len()));
     crate::command::for_each_ordered(
         &inputs,
+        |_| {},
         |input| crate::command::run(kind, command, &dir, input, timeout),
         |_, answer| answers.push(answer),
         |done| spinner.set_label(&format!("{} {done}/{}", kind.as_str(), inputs.len())),

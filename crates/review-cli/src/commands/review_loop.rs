@@ -164,6 +164,7 @@ impl Driver {
         let mut failure = None;
         crate::command::for_each_ordered(
             &work,
+            |_| {},
             |(finding, review)| self.triage(finding, review.as_deref()),
             |i, answer| {
                 let (finding, review) = &work[i];

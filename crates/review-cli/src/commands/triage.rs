@@ -15,7 +15,7 @@ use review_core::ports::{ReviewHost, Vcs};
 use review_core::report::Report;
 use review_core::rules::LadderMode;
 use review_core::snapshot;
-use review_core::text::{visible, visible_line};
+use review_core::text::{counted, visible, visible_line};
 use review_github::pr_ref::PrRef;
 use review_github::reader::Reader;
 
@@ -212,6 +212,16 @@ impl Settings {
         }
         if args.apply && !args.no_push && default_on(&config.push) {
             args.push = true;
+        }
+        // A sub-step acts (it fixes, pushes and resolves, as the workflow's sub-step does): with
+        // no consent to act it is refused, rather than answered with planned counts an
+        // orchestrator would take for done. A recorded snapshot is only ever planned.
+        if args.substep && !args.apply && args.input.is_none() {
+            return Err(usage(
+                "--substep acts as the workflow's sub-step does, and acting needs --apply"
+                    .to_owned(),
+                "pass --apply (and --push to push the fixes), or leave out --substep to see the plan",
+            ));
         }
         let configured = |flag: Option<&String>, value| crate::config::or_configured(flag, value);
         args.fixer_cmd = configured(args.fixer_cmd.as_ref(), config.fixer.as_ref());
@@ -466,8 +476,9 @@ fn narrate_judge(plan: &plan::Plan, eligible: usize, max: Option<usize>) {
     let failed = reports.iter().filter(|(_, j)| j.failed).count();
     let gated: Vec<_> = reports.iter().filter(|(_, j)| j.gate.is_some()).collect();
     let mut line = format!(
-        "[triage] step 3 — the judge answered for {} of {eligible} bot threads",
-        reports.len() - failed
+        "[triage] step 3 — the judge answered for {} of {}",
+        reports.len() - failed,
+        counted(eligible, "bot thread", "bot threads")
     );
     if failed > 0 {
         line.push_str(&format!(" ({failed} failed: the reader's class stands)"));
@@ -475,10 +486,11 @@ fn narrate_judge(plan: &plan::Plan, eligible: usize, max: Option<usize>) {
     if let Some(max) = max
         && eligible > max
     {
-        line.push_str(&format!(
-            "; --judge-max {max}: the other {} keep the reader's class",
-            eligible - max
-        ));
+        let others = match eligible - max {
+            1 => "the other one keeps".to_owned(),
+            n => format!("the other {n} keep"),
+        };
+        line.push_str(&format!("; --judge-max {max}: {others} the reader's class"));
     }
     output::narrate(&line);
     for (id, judge) in gated {
@@ -523,11 +535,11 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
             drop(spinner);
             let stats = conn.client.stats();
             output::narrate(&format!(
-                "[triage] step 1 — read {} threads at {} in {} requests ({} points)",
-                read.threads.len(),
+                "[triage] step 1 — read {} at {} in {} ({})",
+                counted(read.threads.len(), "thread", "threads"),
                 read.head_sha.short(),
-                stats.requests,
-                stats.points
+                counted(stats.requests, "request", "requests"),
+                counted(stats.points, "point", "points")
             ));
             read
         }
@@ -542,6 +554,11 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
             "[triage] done — PR #{} is {state}; nothing to triage",
             pr.number
         ));
+        if settings.substep {
+            // The orchestrator still gets its result: nothing done, and why.
+            let result = SubstepResult::new(&pr.head_sha, None, settings.marker.as_deref());
+            output::stdout(&result.to_json()).map_err(CliError::Output)?;
+        }
         return Ok(());
     }
     // The repository's own file, read at the PR's base commit through the API (never from the
@@ -652,8 +669,8 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
             })
             .collect();
         output::narrate(&format!(
-            "[triage] step 4 — skip {} stale bot summaries, not of the head {}: {}",
-            stale.len(),
+            "[triage] step 4 — skip {}, not of the head {}: {}",
+            counted(stale.len(), "stale bot summary", "stale bot summaries"),
             pr.head_sha.short(),
             list.join(", ")
         ));
@@ -719,6 +736,9 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     }
     let mut push_failure = None;
     // Interrupted while the judge was asked: nothing more is done.
+    // The head after the run, when the run moved it: what it pushed, else the tip of the fix
+    // commits it made (never a commit of the user's).
+    let mut new_head: Option<CommitId> = None;
     let stop = Arc::new(AtomicBool::new(interrupted));
     let mut report: Report = match (&connection, &vcs) {
         (Some(conn), Some(vcs)) if settings.apply => {
@@ -730,6 +750,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
                 vcs,
                 fixer: fixer.as_ref().map(|f| f as &dyn review_core::ports::Fixer),
             };
+            let head_before = vcs.head().ok();
             // Ctrl-C stops at the next checkpoint; what was done so far is still reported.
             let flag = stop.clone();
             let watcher = tokio::spawn(async move {
@@ -737,20 +758,24 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
                     flag.store(true, Ordering::SeqCst);
                 }
             });
-            let done =
-                execute::execute_until(&pr, &plan, &settings.triage, &host, Some(workspace), &stop)
-                    .await
-                    .map_err(|e| CliError::Other {
-                        message: e.to_string(),
-                        hint: Some(
-                            "nothing was changed; this is a bug in review, please report it"
-                                .to_owned(),
-                        ),
-                    })?;
+            // Each line is narrated as it happens (a fixer may work for minutes).
+            let done = execute::execute_narrated(
+                &pr,
+                &plan,
+                &settings.triage,
+                &host,
+                Some(workspace),
+                &stop,
+                &|line| output::narrate(line),
+            )
+            .await
+            .map_err(|e| CliError::Other {
+                message: e.to_string(),
+                hint: Some(
+                    "nothing was changed; this is a bug in review, please report it".to_owned(),
+                ),
+            })?;
             watcher.abort();
-            for line in &done.narration {
-                output::narrate(line);
-            }
             let mut report = done.report;
             if settings.interactive && !stop.load(Ordering::SeqCst) {
                 if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
@@ -766,9 +791,20 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
                     output::narrate("[triage] --interactive needs a terminal; no fix offered");
                 }
             }
+            let head_after = vcs.head().ok();
+            if head_after != head_before {
+                new_head = head_after;
+            }
             if settings.push && !stop.load(Ordering::SeqCst) {
-                push_failure =
-                    push_and_resolve(vcs, conn, &pr, &settings.triage, &host, &mut report).await?;
+                match push_and_resolve(vcs, conn, &pr, &settings.triage, &host, &mut report).await?
+                {
+                    Pushed::Nothing => {}
+                    Pushed::To(commit) => {
+                        report.applied = true;
+                        new_head = Some(commit);
+                    }
+                    Pushed::Failed(why) => push_failure = Some(why),
+                }
             }
             report
         }
@@ -783,12 +819,8 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     report.hints = review_classify::account_hints(&pr, &settings.triage.automation);
     let human = !settings.substep && !settings.json;
     let text = if settings.substep {
-        let new_head = vcs
-            .as_ref()
-            .and_then(|v| v.head().ok())
-            .filter(|_| report.applied);
         output::narrate(&report.summary_line(pre_review));
-        substep_result(&report, new_head.as_ref(), settings.marker.as_deref())
+        SubstepResult::of(&report, new_head.as_ref(), settings.marker.as_deref()).to_json()
     } else if settings.json {
         let mut json = serde_json::to_string_pretty(&report).map_err(|e| CliError::Other {
             message: format!("cannot encode the report: {e}"),
@@ -797,7 +829,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         json.push('\n');
         json
     } else {
-        render::report(&pr, &report)
+        render::report(&pr, &report, settings.apply)
     };
     if human {
         output::human(&text)
@@ -810,7 +842,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
             "### review triage of #{}\n\n{}\n\n```text\n{}```\n",
             pr.number,
             report.summary_line(pre_review),
-            render::report(&pr, &report)
+            render::report(&pr, &report, settings.apply)
         );
         append(path, &markdown)?;
     }
@@ -837,17 +869,20 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         .count();
     if unresolved > 0 {
         return Err(CliError::GitHub {
-            message: format!("{unresolved} threads could not be resolved on GitHub"),
+            message: format!(
+                "{} could not be resolved on GitHub",
+                counted(unresolved, "thread", "threads")
+            ),
             source: None,
             hint: Some(
                 "the report says why; run again: what was done is not done twice".to_owned(),
             ),
         });
     }
-    if settings.exit_code && report.counts.deferred > 0 {
-        return Err(CliError::NeedsPerson {
-            deferred: report.counts.deferred,
-        });
+    // Protocol signals need no person: they are the tools' business.
+    let waiting = report.waiting_for_a_person().count();
+    if settings.exit_code && waiting > 0 {
+        return Err(CliError::NeedsPerson { deferred: waiting });
     }
     Ok(())
 }
@@ -867,36 +902,13 @@ fn append(path: &Path, text: &str) -> Result<(), CliError> {
         })
 }
 
-/// The result the triage workflow returns when it runs as a sub-step, as JSON.
-fn substep_result(report: &Report, new_head: Option<&CommitId>, marker: Option<&str>) -> String {
-    let result = SubstepResult {
-        head_sha_in: report.head_sha.clone(),
-        new_head_sha: new_head.unwrap_or(&report.head_sha).clone(),
-        qa_swarm_ran: false,
-        qa_swarm_marker_sha: marker.map(str::to_owned),
-        resolved: report.counts.resolved,
-        actioned: report.counts.actioned,
-        promoted: report.counts.promoted,
-        deferred_threads: report
-            .threads
-            .iter()
-            .filter(|t| t.outcome == review_core::report::Outcome::Deferred)
-            .map(|t| t.id.clone())
-            .collect(),
-        unresolved_actionable_remaining: report.unresolved_actionable_remaining,
-        narration: output::collected_narration(),
-    };
-    let mut text = serde_json::to_string_pretty(&result).unwrap_or_else(|_| "{}".to_owned());
-    text.push('\n');
-    text
-}
-
 /// What `review triage --substep` prints: the triage workflow's result as a sub-step.
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct SubstepResult {
     /// The PR head the run started from.
     head_sha_in: CommitId,
-    /// The head after the run (the local fix commits' tip when fixes were made).
+    /// The head after the run: the commit it pushed, else the tip of the fix commits it made,
+    /// else `head_sha_in`.
     new_head_sha: CommitId,
     /// Whether the pre-review ran.
     qa_swarm_ran: bool,
@@ -908,12 +920,55 @@ pub struct SubstepResult {
     actioned: usize,
     /// Ambiguous threads the ladder fixed.
     promoted: usize,
-    /// Threads left for a person.
+    /// Threads left for a person (protocol signals, left alone, are not among them).
     deferred_threads: Vec<ThreadId>,
     /// Whether actionable findings remain unresolved.
     unresolved_actionable_remaining: bool,
     /// The run's narration lines.
     narration: Vec<String>,
+}
+
+impl SubstepResult {
+    /// The result of a run that did nothing at `head` (a merged or closed PR), with the
+    /// narration so far.
+    fn new(head: &CommitId, new_head: Option<&CommitId>, marker: Option<&str>) -> Self {
+        Self {
+            head_sha_in: head.clone(),
+            new_head_sha: new_head.unwrap_or(head).clone(),
+            qa_swarm_ran: false,
+            qa_swarm_marker_sha: marker.map(str::to_owned),
+            resolved: 0,
+            actioned: 0,
+            promoted: 0,
+            deferred_threads: Vec::new(),
+            unresolved_actionable_remaining: false,
+            narration: output::collected_narration(),
+        }
+    }
+
+    /// The result of a run that ended in `report` and moved the head to `new_head`, if it did.
+    fn of(report: &Report, new_head: Option<&CommitId>, marker: Option<&str>) -> Self {
+        Self {
+            resolved: report.counts.resolved,
+            actioned: report.counts.actioned,
+            promoted: report.counts.promoted,
+            // Protocol signals are left alone, not deferred to a person: the workflow ignores
+            // them.
+            deferred_threads: report
+                .waiting_for_a_person()
+                .map(|t| t.id.clone())
+                .collect(),
+            unresolved_actionable_remaining: report.unresolved_actionable_remaining,
+            ..Self::new(&report.head_sha, new_head, marker)
+        }
+    }
+
+    /// The result as pretty JSON, with a final newline.
+    fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_else(|_| "{}".to_owned());
+        text.push('\n');
+        text
+    }
 }
 
 /// The checkout with a journal of the tool's own uncommitted edits for this PR, after recovering
@@ -1096,12 +1151,22 @@ fn offer_human_fixes(
     Ok(())
 }
 
+/// What [`push_and_resolve`] did.
+enum Pushed {
+    /// No fix commit waited for a push.
+    Nothing,
+    /// Pushed this commit to the PR's branch.
+    To(CommitId),
+    /// The push failed or was refused, and why (the report is still printed before the command
+    /// fails).
+    Failed(String),
+}
+
 /// Pushes the fix commits waiting for a push to the PR's own branch (see
 /// [`GitVcs::push_to_pr`]), reads the PR again, and resolves the threads whose fixes are now on
 /// its head and that the tool may still act on. The push is refused, before git is asked, when
 /// the PR's head on GitHub (as read at the start, and again just before the push) is not in
-/// HEAD's history: someone pushed to the branch since the checkout. Returns why the push failed
-/// or was refused, if it was (the report is still printed before the command fails).
+/// HEAD's history: someone pushed to the branch since the checkout.
 async fn push_and_resolve(
     vcs: &GitVcs,
     conn: &github::Connection,
@@ -1109,10 +1174,10 @@ async fn push_and_resolve(
     triage: &TriageSettings,
     host: &crate::audit::AuditedHost,
     report: &mut Report,
-) -> Result<Option<String>, CliError> {
+) -> Result<Pushed, CliError> {
     let refused = |why: String| {
         output::narrate(&format!("[triage] push — refused or failed: {why}"));
-        Ok(Some(why))
+        Ok(Pushed::Failed(why))
     };
     let pr_head = pr.head_sha.0.as_str();
     if !vcs.has_commit(pr_head) || !vcs.is_ancestor(pr_head, "HEAD") {
@@ -1123,16 +1188,18 @@ async fn push_and_resolve(
             .to_string(),
         );
     }
+    // Every fix commit not yet on the PR: this run's, an earlier run's, and one committed at
+    // your word in a person's thread (`--interactive`), which is pushed but never resolved.
     let waiting: Vec<usize> = report
         .threads
         .iter()
         .enumerate()
-        .filter(|(_, t)| t.commit.is_some() && t.reason.contains("resolves after push"))
+        .filter(|(_, t)| t.commit.is_some() && !triage.history.landed.contains_key(&t.id))
         .map(|(i, _)| i)
         .collect();
     if waiting.is_empty() {
         output::narrate("[triage] push — no fix commit waits for a push; nothing pushed");
-        return Ok(None);
+        return Ok(Pushed::Nothing);
     }
     let local = vcs.head().map_err(|e| CliError::Other {
         message: format!("cannot read the local HEAD: {e}"),
@@ -1168,6 +1235,23 @@ async fn push_and_resolve(
     output::narrate(&format!(
         "[triage] push — pushed to {remote}; reading the PR again"
     ));
+    for &i in &waiting {
+        let entry = &mut report.threads[i];
+        if entry.human {
+            let short = entry
+                .commit
+                .as_ref()
+                .map_or_else(String::new, |c| c.short().to_owned());
+            entry.reason = format!("fixed in {short}, pushed; thread left open for your reply");
+        }
+    }
+    let waiting: Vec<usize> = waiting
+        .into_iter()
+        .filter(|&i| !report.threads[i].human)
+        .collect();
+    if waiting.is_empty() {
+        return Ok(Pushed::To(local));
+    }
     let after = Reader::new(&conn.client)
         .pull_request(&conn.repo, conn.number)
         .await
@@ -1176,7 +1260,7 @@ async fn push_and_resolve(
         output::narrate(
             "[triage] push — GitHub does not show the push yet; run again to resolve the fixed threads",
         );
-        return Ok(None);
+        return Ok(Pushed::To(local));
     }
     let ids: Vec<ThreadId> = waiting
         .iter()
@@ -1197,6 +1281,12 @@ async fn push_and_resolve(
             entry.reason = format!("fixed in {short}, pushed; {text}");
         }
     }
+    if !ids.is_empty() {
+        output::narrate(&format!(
+            "[triage] push — resolving {} without reply",
+            counted(ids.len(), "fixed thread", "fixed threads")
+        ));
+    }
     let results = host.resolve_threads(&ids).await;
     for (id, result) in ids.iter().zip(results) {
         let Some(entry) = report.threads.iter_mut().find(|t| &t.id == id) else {
@@ -1213,7 +1303,7 @@ async fn push_and_resolve(
             }
         };
     }
-    Ok(None)
+    Ok(Pushed::To(local))
 }
 
 /// Fix commits of earlier runs, by the `Review-Thread:` trailer of their trailer block: those on

@@ -35,6 +35,9 @@ pub fn bugbot(title: &str, fix: &str) -> String {
     )
 }
 
+/// What a Cursor finding on line 3 of [`CODE`] asks for: an exact fix a fixer makes.
+pub const UNWRAP_FIX: &str = "`get()` returns `None` when the header is missing, and the `unwrap()` panics the handler. Replace `get().unwrap()` with `get()?` so the error propagates to the caller.";
+
 /// A judge's answer: VALID, with evidence and a fix sketch.
 pub const VALID: &str = r#"{"verdict": "VALID", "reasoning": "right, fixed as suggested", "evidence": ["src/lib.rs:1"], "fixSketch": "as suggested"}"#;
 

@@ -35,5 +35,6 @@ mod test_secrets;
 mod test_state_files;
 mod test_token_hosts;
 mod test_triage;
+mod test_triage_runs;
 mod test_watch;
 mod upgrade_scenario;

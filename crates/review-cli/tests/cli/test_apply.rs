@@ -1030,6 +1030,42 @@ async fn interactive_offers_the_suggestion_in_a_human_thread_and_leaves_the_thre
     assert!(github.mutations().is_empty());
 }
 
+/// Regression: a fix committed with --interactive on a person's thread was never pushed by a
+/// later --push run ("no fix commit waits for a push"). It is pushed; the thread stays open.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interactive_fix_is_pushed_by_a_later_push_and_its_thread_left_open() {
+    let env = TestEnvironment::new();
+    let (head, work) = repository(&env);
+    let remote = env.dir().join("remote.git");
+    let github = FakeGitHub::start().await;
+    github.add_pull_request(human_suggestion_pr(&head));
+    let (code, screen) = apply_on_a_terminal(&work, &github, "y\n");
+    assert_eq!(code, 0, "{screen}");
+    let fix = git_out(&work, &["rev-parse", "HEAD"]);
+    assert_ne!(fix, head, "the fix was committed");
+
+    let out = apply_with(&env, &work, &github, &["--push"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        git_out(&remote, &["rev-parse", "feature"]),
+        fix,
+        "{}",
+        out.stderr
+    );
+    assert!(github.mutations().is_empty(), "no resolve, no reply");
+    let report: Report = serde_json::from_str(&out.stdout).unwrap();
+    assert!(report.applied, "the push is a change");
+    let human = entry(&report, "HUMAN");
+    assert_eq!(human.outcome, Outcome::Deferred);
+    assert!(
+        human
+            .reason
+            .ends_with(", pushed; thread left open for your reply"),
+        "{}",
+        human.reason
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn interactive_without_a_terminal_offers_nothing() {
     let env = TestEnvironment::new();

@@ -11,9 +11,7 @@ use review_core::report::Outcome;
 use review_test_support::bot;
 use serde_json::{Value, json};
 
-use crate::attack_harness::{Attack, CODE, VALID, bugbot, entry};
-
-const UNWRAP_FIX: &str = "`get()` returns `None` when the header is missing, and the `unwrap()` panics the handler. Replace `get().unwrap()` with `get()?` so the error propagates to the caller.";
+use crate::attack_harness::{Attack, CODE, UNWRAP_FIX, VALID, bugbot, entry};
 
 /// A clone with `src/lib.rs` and a PR whose Cursor thread `BUG` asks for an exact fix (one a
 /// fixer makes) and whose CodeRabbit thread `VAGUE` leaves the change open (one the judge is

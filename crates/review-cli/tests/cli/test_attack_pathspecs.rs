@@ -5,7 +5,7 @@ use review_core::report::Outcome;
 use review_test_support::{PrBuilder, bot};
 
 use crate::attack_harness::{
-    Attack, CODE, HUNK, TRIAGE_VALID, VALID, bugbot, entry, journal_hash, suggestion,
+    Attack, CODE, HUNK, TRIAGE_VALID, UNWRAP_FIX, VALID, bugbot, entry, journal_hash, suggestion,
 };
 use crate::common::git_out;
 
@@ -269,7 +269,6 @@ async fn attack_the_loop_never_commits_the_users_untracked_file_a_fixer_edited()
     assert_eq!(a.status(), "?? .env.local");
 }
 
-const UNWRAP_FIX: &str = "`get()` returns `None` when the header is missing, and the `unwrap()` panics the handler. Replace `get().unwrap()` with `get()?` so the error propagates to the caller.";
 const TEST_FIX: &str = "`other()` is not covered by any test, so a regression goes unnoticed. Add a `#[test] fn other()` in `tests/other.rs`.";
 
 const FIXER_WITH_A_TEST: &str = r#"input=$(cat)

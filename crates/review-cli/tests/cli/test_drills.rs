@@ -245,7 +245,7 @@ async fn drill_triage_apply_with_one_alias_failing_defers_that_thread_then_resol
     assert_eq!(out.code, 4, "a resolve failed: {}", out.stderr);
     assert!(
         out.stderr
-            .contains("1 threads could not be resolved on GitHub"),
+            .contains("1 thread could not be resolved on GitHub"),
         "{}",
         out.stderr
     );

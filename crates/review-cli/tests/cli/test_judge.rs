@@ -586,7 +586,40 @@ fn judge_calls_run_side_by_side_with_the_same_output() {
         parallel.stdout, serial.stdout,
         "the report does not depend on --jobs"
     );
-    assert_eq!(parallel.stderr, serial.stderr, "nor does the narration");
+    // Each call is narrated as it starts and as it is answered: with calls side by side the two
+    // kinds of line interleave differently, but each kind comes in thread order, and every
+    // other line is the same, in the same order.
+    let kind = |stderr: &str, part: &str| -> Vec<String> {
+        stderr
+            .lines()
+            .filter(|l| l.contains(part))
+            .map(str::to_owned)
+            .collect()
+    };
+    for part in [
+        "asking the judge about thread",
+        "the judge answered for thread",
+    ] {
+        let serial_lines = kind(&serial.stderr, part);
+        assert_eq!(serial_lines.len(), 18, "{}", serial.stderr);
+        assert_eq!(
+            kind(&parallel.stderr, part),
+            serial_lines,
+            "{part}: in thread order"
+        );
+    }
+    let rest = |stderr: &str| -> Vec<String> {
+        stderr
+            .lines()
+            .filter(|l| !l.contains(" about thread ") && !l.contains(" answered for thread "))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(
+        rest(&parallel.stderr),
+        rest(&serial.stderr),
+        "nor does the narration"
+    );
     let out = env.run(&["triage", "--input", &example, "--jobs", "0"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
     env.write_user_config("jobs = 0\n");

@@ -53,7 +53,7 @@ async fn live_triage_equals_triage_of_its_snapshot_and_sends_no_mutation() {
         &["triage", "482", "--repo", "acme/widgets", "--json"],
     );
     assert_eq!(live.code, 0, "{}", live.stderr);
-    assert!(live.stderr.contains("in 1 requests"), "{}", live.stderr);
+    assert!(live.stderr.contains("in 1 request "), "{}", live.stderr);
 
     let out = run(
         &env,

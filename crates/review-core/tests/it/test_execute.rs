@@ -415,3 +415,57 @@ fn an_interrupt_stops_at_the_next_checkpoint_and_the_rest_is_deferred() {
     );
     assert_eq!(ex.report.counts.handled(), 3, "the counts still reconcile");
 }
+
+/// Regression: a thread outdated by its own fix whose resolve failed was deferred, which the
+/// report refuses (an outdated thread is counted as outdated): the run ended in "this is a bug".
+/// It stays outdated, with why it is still open. The narration says under which count each
+/// thread resolved falls, and a thread resolved says so.
+#[test]
+fn a_thread_outdated_by_its_fix_stays_outdated_whether_its_resolve_fails_or_not() {
+    let mut pr = PrBuilder::new()
+        .thread("OLD", "src/lib.rs", 3, &[(bot("coderabbitai"), "x")])
+        .thread("N1", "src/lib.rs", 1, &[(bot("coderabbitai"), "x")])
+        .build();
+    pr.threads[0].is_outdated = true;
+    let set = signals(&[
+        ("OLD", Severity::High, suggest("    let v = get()?;")),
+        ("N1", Severity::Nit, Concreteness::Vague),
+    ]);
+    let mut settings = TriageSettings::default();
+    settings.history.landed.insert(
+        ThreadId::from("OLD"),
+        review_core::model::CommitId("f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1".to_owned()),
+    );
+    let planned = plan(&pr, &set, &settings);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    for fails in [false, true] {
+        let host = FakeHost::new(pr.clone());
+        if fails {
+            host.fail_thread("OLD");
+        }
+        let ex = rt
+            .block_on(execute(&pr, &planned, &settings, &host, None))
+            .unwrap();
+        assert_eq!(
+            ex.narration,
+            [
+                "[triage] step 4 — resolving 2 threads without reply: 1 nit or duplicate, 1 outdated by its own fix (counted as outdated)"
+            ]
+        );
+        let old = &ex.report.threads[0];
+        assert_eq!(old.outcome, Outcome::Outdated);
+        assert_eq!(ex.report.counts.outdated, 1);
+        if fails {
+            assert_eq!(old.deferred_because, Some(DeferReason::HostError));
+            assert!(old.reason.starts_with("resolve failed"), "{}", old.reason);
+        } else {
+            assert_eq!(old.deferred_because, None);
+            assert_eq!(
+                old.reason,
+                "outdated by its fix f1f1f1f, which is on the PR; resolved"
+            );
+        }
+    }
+}
