@@ -149,6 +149,7 @@ pub fn jobs() -> usize {
 /// and no other command starts in this process.
 pub fn stop_all() {
     STOPPING.store(true, Ordering::SeqCst);
+    STOPPED.notify_waiters();
     let running: Vec<u32> = RUNNING
         .lock()
         .map(|r| r.iter().copied().collect())
@@ -161,6 +162,32 @@ pub fn stop_all() {
 /// Whether [`stop_all`] was called.
 pub fn stopping() -> bool {
     STOPPING.load(Ordering::SeqCst)
+}
+
+/// Wakes those waiting in [`stopped`].
+static STOPPED: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Completes once [`stop_all`] is called (at once if it was).
+pub async fn stopped() {
+    loop {
+        // Created before the check, so a stop between the two still wakes it.
+        let woken = STOPPED.notified();
+        if stopping() {
+            return;
+        }
+        woken.await;
+    }
+}
+
+/// Listens for Ctrl-C for the rest of the run: the first one calls [`stop_all`]. For a command
+/// that runs long with steps of its own (`review loop`): a Ctrl-C between two steps is not
+/// lost, and each step sees [`stopping`].
+pub fn stop_on_ctrl_c() {
+    tokio::spawn(async {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            stop_all();
+        }
+    });
 }
 
 fn track(pid: u32, running: bool) {

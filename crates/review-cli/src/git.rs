@@ -26,14 +26,20 @@ pub enum GitError {
     /// Not inside a git repository.
     #[error("not inside a git repository")]
     NotARepo,
-    /// git answered with an error.
-    #[error("git {args} failed: {message}")]
+    /// git answered with an error. Shown as `git commit failed: ...`: the subcommand and what
+    /// git (or a hook) said, not the whole command line with its paths and options.
+    #[error("git {} failed: {message}", subcommand(args))]
     Failed {
-        /// The arguments.
+        /// The arguments, all of them (for the audit and debugging).
         args: String,
         /// What git said.
         message: String,
     },
+}
+
+/// The subcommand of a git command line (`commit` of `commit -F - -- src/a.rs`).
+fn subcommand(args: &str) -> &str {
+    args.split_whitespace().next().unwrap_or(args)
 }
 
 /// Whether the tool's git commands run the repository's hooks; set once, at start.
@@ -1121,6 +1127,25 @@ mod tests {
         assert_eq!(
             vcs.changed(&asked).unwrap(),
             vec!["notes.md".to_owned(), "new.rs".to_owned()]
+        );
+    }
+
+    /// Regression: a failing hook's message came after the whole git command line, options and
+    /// paths included; it comes after the subcommand alone.
+    #[test]
+    fn a_git_failure_names_the_subcommand_then_what_git_said() {
+        let dir = tempfile::tempdir().unwrap();
+        sh(dir.path(), &["init", "-q"]);
+        let e = git(
+            dir.path(),
+            &["commit", "-q", "-m", "x", "--", "no-such-file"],
+        )
+        .unwrap_err();
+        let text = e.to_string();
+        assert!(text.starts_with("git commit failed: "), "{text}");
+        assert!(
+            !text.contains("no-such-file --") && !text.contains("-m x"),
+            "{text}"
         );
     }
 

@@ -102,6 +102,33 @@ pub struct Seen {
     /// absent is not `true`, and a resumed run checks the thread (see [`Decisions::unreconciled`]).
     #[serde(default)]
     pub replied: Option<bool>,
+    /// Why the tool owes this decision no reply although it posted none: the thread became a
+    /// person's, or was closed on GitHub, before its answer. A settled decision counts as
+    /// answered for quiescence. Absent while the reply is still the tool's to post.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<Settled>,
+}
+
+/// Why a decided finding needs no reply from the tool, in [`Seen::settled`].
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Settled {
+    /// A person took part in the thread (or reopened it) after the verdict: the thread is
+    /// theirs now, and the PR's author answers it.
+    HandedToPerson,
+    /// The thread was resolved, or went away, on GitHub before its answer.
+    ClosedOnGitHub,
+}
+
+impl Settled {
+    /// How the summaries say it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::HandedToPerson => "handed to a person",
+            Self::ClosedOnGitHub => "closed on GitHub before its answer",
+        }
+    }
 }
 
 impl Seen {
@@ -150,7 +177,8 @@ pub struct Decisions {
     /// Out-of-diff reviews answered with an aggregate comment, by review id.
     #[serde(default)]
     pub addressed_out_of_diff: BTreeMap<String, bool>,
-    /// Reposts answered with a pointer to the prior decision, by the new thread's id.
+    /// Reposts settled, by the new thread's id: `true` once answered with a pointer to the prior
+    /// decision, `false` when a person took the thread over before the answer (none is owed).
     #[serde(default)]
     pub answered_reposts: BTreeMap<String, bool>,
 }
@@ -209,11 +237,15 @@ impl Decisions {
             }
             Judged::Decided(answer) => {
                 self.escalated.retain(|e| e.fingerprint != fingerprint);
-                let replied = self
+                let prior = self
                     .seen
                     .get(fingerprint)
-                    .filter(|s| s.thread_id == thread_id && s.reasoning == answer.reasoning)
+                    .filter(|s| s.thread_id == thread_id);
+                let replied = prior
+                    .filter(|s| s.reasoning == answer.reasoning)
                     .and_then(|s| s.replied);
+                // A thread handed to a person stays theirs whatever a later verdict says.
+                let settled = prior.and_then(|s| s.settled);
                 self.seen.insert(
                     fingerprint.to_owned(),
                     Seen {
@@ -226,20 +258,50 @@ impl Decisions {
                         decided_in_round: round,
                         path: String::new(),
                         replied: Some(replied.unwrap_or(false)),
+                        settled,
                     },
                 );
             }
         }
     }
 
-    /// Decided findings whose `replied` is absent: a resumed run must check their threads.
+    /// Decided findings whose `replied` is absent (and not settled): a resumed run must check
+    /// their threads.
     pub fn unreconciled(&self) -> impl Iterator<Item = (&String, &Seen)> {
-        self.seen.iter().filter(|(_, s)| s.replied.is_none())
+        self.seen
+            .iter()
+            .filter(|(_, s)| s.replied.is_none() && s.settled.is_none())
     }
 
-    /// Decided findings still owed a reply.
+    /// Decided findings still owed a reply: not replied, and not settled otherwise.
     pub fn owed(&self) -> impl Iterator<Item = (&String, &Seen)> {
-        self.seen.iter().filter(|(_, s)| s.replied != Some(true))
+        self.seen
+            .iter()
+            .filter(|(_, s)| s.replied != Some(true) && s.settled.is_none())
+    }
+
+    /// Settles every decision on `thread` still owed a reply, as `why`: no reply is owed any
+    /// more. Returns whether one was.
+    pub fn settle_thread(&mut self, thread: &str, why: Settled) -> bool {
+        let mut any = false;
+        for seen in self.seen.values_mut().filter(|s| s.thread_id == thread) {
+            if seen.replied != Some(true) && seen.settled.is_none() {
+                seen.settled = Some(why);
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// The commit `round` made, if it made one: the commit its fixes record. The round's other
+    /// replies wait for it to be pushed, as its fix replies do.
+    pub fn round_commit(&self, round: u32) -> Option<&str> {
+        self.seen
+            .values()
+            .filter(|s| s.decided_in_round == round && s.claims_fix())
+            .find_map(|s| s.resolved_sha.as_deref())
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
     }
 }
 
@@ -669,6 +731,7 @@ mod tests {
             decided_in_round: 1,
             path: String::new(),
             replied: Some(false),
+            settled: None,
         };
         assert_eq!(reply_text(&seen), None);
         seen.resolved_sha = Some("3f2a9c1".into());

@@ -24,7 +24,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::decisions::{Decisions, Verdict};
+use crate::decisions::{Decisions, Settled, Verdict};
+use crate::text::counted;
 
 /// The version of the state file's format.
 pub const STATE_VERSION: u32 = 1;
@@ -341,6 +342,10 @@ pub struct WatchState {
     /// Bots that never reviewed the head within the wait, named in the clean report.
     #[serde(default)]
     pub late_bots: Vec<String>,
+    /// What quiescence waited on at the last poll, one line each (empty: quiescent): told to
+    /// the user when it changes.
+    #[serde(default)]
+    pub waiting: Vec<String>,
     /// What the last poll cost.
     pub last_poll: PollCost,
     /// GraphQL points spent by all polls.
@@ -766,6 +771,7 @@ pub fn settle(
     });
     let q = quiescence(state, decisions, settings, now);
     state.late_bots.clone_from(&q.late_bots);
+    state.waiting.clone_from(&q.waiting);
     if !q.holds() {
         state.quiescent = false;
         return Vec::new();
@@ -833,10 +839,13 @@ pub fn quiescence(
         q.waiting
             .push(format!("{undecided} bot finding(s) not yet triaged"));
     }
-    let owed = decisions.owed().count();
-    if owed > 0 {
-        q.waiting
-            .push(format!("{owed} decided finding(s) not yet replied to"));
+    // Each reply owed, by its thread: the one a user can look up.
+    for (_, seen) in decisions.owed() {
+        q.waiting.push(format!(
+            "a reply owed on {} ({})",
+            seen.thread_id,
+            seen.verdict.as_str()
+        ));
     }
     let reposts = state
         .reposted
@@ -866,6 +875,10 @@ pub fn quiescence(
             "checks are red: {}",
             state.checks.failing.join(", ")
         )),
+        CheckState::Pending if !state.checks.pending.is_empty() => q.waiting.push(format!(
+            "checks still running: {}",
+            state.checks.pending.join(", ")
+        )),
         CheckState::Pending => q.waiting.push("checks are still running".to_owned()),
         CheckState::Green | CheckState::None => {}
     }
@@ -879,6 +892,41 @@ pub fn clean_report(state: &WatchState, decisions: &Decisions) -> String {
         CheckState::None => "no checks reported",
         _ => "checks green",
     };
+    let humans = people_waiting(state);
+    let who = if state.late_bots.is_empty() {
+        "all bots".to_owned()
+    } else {
+        format!("all bots but {}", state.late_bots.join(", "))
+    };
+    let mut text = format!(
+        "PR #{number} is clean — {who} reviewed {}, 0 open bot threads, {checks}.\n{}.\n{}.",
+        short(&state.head_sha),
+        tally(decisions),
+        awaiting_you(humans, decisions.escalated.len()),
+    );
+    if !state.late_bots.is_empty() {
+        text.push_str(&format!(
+            "\nNot waited for (no review of {} in time): {}.",
+            short(&state.head_sha),
+            state.late_bots.join(", ")
+        ));
+    }
+    text.push_str("\nStill watching. Stop the loop (Ctrl-C) when you're done.");
+    text
+}
+
+/// People's comments waiting for the author: in threads and on the conversation.
+fn people_waiting(state: &WatchState) -> usize {
+    state
+        .pending
+        .iter()
+        .filter(|f| f.kind == FindingKind::Human)
+        .count()
+        + state.human_comments.len()
+}
+
+/// "3 rounds · 2 fixed · 1 rejected": the rounds run and the findings decided in them.
+fn tally(decisions: &Decisions) -> String {
     let rounds = decisions
         .seen
         .values()
@@ -892,30 +940,56 @@ pub fn clean_report(state: &WatchState, decisions: &Decisions) -> String {
         .filter(|s| s.verdict == Verdict::Valid)
         .count();
     let rejected = decisions.seen.len() - fixed;
-    let humans = state
-        .pending
-        .iter()
-        .filter(|f| f.kind == FindingKind::Human)
-        .count()
-        + state.human_comments.len();
-    let who = if state.late_bots.is_empty() {
-        "all bots".to_owned()
+    format!(
+        "{} · {fixed} fixed · {rejected} rejected",
+        counted(rounds, "round", "rounds")
+    )
+}
+
+/// "1 human comment and 2 escalations remain open, awaiting you".
+fn awaiting_you(humans: usize, escalations: usize) -> String {
+    let verb = if humans + escalations == 1 {
+        "remains"
     } else {
-        format!("all bots but {}", state.late_bots.join(", "))
+        "remain"
     };
+    format!(
+        "{} and {} {verb} open, awaiting you",
+        counted(humans, "human comment", "human comments"),
+        counted(escalations, "escalation", "escalations")
+    )
+}
+
+/// The summary printed when the loop stops (Ctrl-C, or its last poll): what it did over all its
+/// rounds and what is left. The state files stay, so running it again resumes.
+pub fn final_summary(state: &WatchState, decisions: &Decisions, polls: u64) -> String {
+    let humans = people_waiting(state);
+    let owed = decisions.owed().count();
+    let settled = decisions
+        .seen
+        .values()
+        .filter(|s| s.settled == Some(Settled::HandedToPerson))
+        .count();
     let mut text = format!(
-        "PR #{number} is clean — {who} reviewed {}, 0 open bot threads, {checks}.\n\
-         {rounds} rounds · {fixed} fixed · {rejected} rejected.\n\
-         {humans} human comments and {} escalations remain open, awaiting you.",
-        short(&state.head_sha),
-        decisions.escalated.len()
+        "Stopped after {}: {}.\n{}",
+        counted(polls, "poll", "polls"),
+        tally(decisions),
+        counted(owed, "reply", "replies"),
     );
-    if !state.late_bots.is_empty() {
+    text.push_str(if owed == 1 {
+        " still owed (posted when its fix is pushed, or on the next run)"
+    } else {
+        " still owed (posted when their fix is pushed, or on the next run)"
+    });
+    if settled > 0 {
         text.push_str(&format!(
-            "\nNot waited for (no review of {} in time): {}.",
-            short(&state.head_sha),
-            state.late_bots.join(", ")
+            "; {} handed to a person",
+            counted(settled, "thread", "threads")
         ));
     }
+    text.push_str(&format!(
+        ".\n{}.\nThe state is kept: run the loop again to resume.",
+        awaiting_you(humans, decisions.escalated.len())
+    ));
     text
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use review_core::decisions::{Decisions, Verdict, round_commit_message};
+use review_core::decisions::{Decisions, round_commit_message};
 use review_core::watch::{FindingKind, WatchState};
 
 use crate::commands::common::{self, PrArgs};
@@ -77,8 +77,9 @@ pub fn summary(
             .values()
             .filter(move |s| s.decided_in_round == round)
     };
+    // A fix is a fix verdict with its commit; a STALE verdict citing an earlier commit is not.
     let fixed: Vec<String> = in_round()
-        .filter(|s| s.resolved_sha.is_some())
+        .filter(|s| s.claims_fix() && s.resolved_sha.is_some())
         .map(|s| {
             format!(
                 "{} ({}): {}",
@@ -90,7 +91,7 @@ pub fn summary(
         .collect();
     group("FIXED", fixed);
     let rejected: Vec<String> = in_round()
-        .filter(|s| s.resolved_sha.is_none() && s.verdict != Verdict::Valid)
+        .filter(|s| !s.claims_fix())
         .map(|s| {
             format!(
                 "{} {}: {}",
@@ -390,4 +391,50 @@ pub(crate) fn abandon_round(
         }
     })?;
     Ok(patch)
+}
+
+#[cfg(test)]
+mod tests {
+    use review_core::decisions::{Decisions, FindingFacts, judge};
+    use review_core::watch::WatchState;
+
+    use super::summary;
+
+    fn decided(d: &mut Decisions, fp: &str, thread: &str, answer: &str) {
+        let facts = FindingFacts {
+            path: "src/lib.rs",
+            body: "Handle the error",
+            denied_paths: &[],
+            security: None,
+        };
+        d.record(fp, thread, judge(answer, facts), 1);
+    }
+
+    /// Regression: a STALE verdict citing the commit that had already addressed it was listed
+    /// under FIXED, as if this round had fixed it.
+    #[test]
+    fn a_stale_verdict_with_its_commit_is_not_listed_as_fixed() {
+        let mut d = Decisions::default();
+        decided(
+            &mut d,
+            "fp1",
+            "T1",
+            r#"{"verdict":"STALE","reasoning":"handled in update() below","evidence":["src/lib.rs:9"],"resolvedSha":"0a1b2c3"}"#,
+        );
+        decided(
+            &mut d,
+            "fp2",
+            "T2",
+            r#"{"verdict":"VALID","reasoning":"the error is handled","evidence":["src/lib.rs:3"],"fixSketch":"use ?"}"#,
+        );
+        d.seen.get_mut("fp2").unwrap().resolved_sha = Some("3f2a9c1".into());
+        let text = summary(1, &d, &WatchState::default(), Some("3f2a9c1"));
+        let fixed = text.split("REJECTED").next().unwrap();
+        assert!(fixed.contains("(T2)"), "{text}");
+        assert!(!fixed.contains("T1"), "{text}");
+        assert!(
+            text.contains("REJECTED\n  - STALE T1: handled in update() below"),
+            "{text}"
+        );
+    }
 }

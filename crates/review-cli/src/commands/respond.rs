@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
-use review_core::decisions::{self, Escalation};
+use review_core::decisions::{self, Escalation, Settled};
+use review_core::gate::Refusal;
 use review_core::model::{PullRequest, Thread, ThreadId};
 use review_core::ports::ReviewHost;
 use review_core::post;
@@ -84,10 +85,14 @@ pub(crate) struct Reply {
     pub reply_body: String,
     #[serde(default)]
     pub resolve: bool,
-    /// For a reply written from a decision about a fix: the fix's commit as recorded. The
-    /// reply waits until that fix is on the PR's head, and cites it as it landed there.
+    /// For a reply written from a decision: the commit it waits for, as recorded. A reply about
+    /// a fix waits until that fix is on the PR's head, and cites it as it landed there; the
+    /// other replies of a round that made a commit wait for that commit's push.
     #[serde(skip)]
     pub awaits: Option<String>,
+    /// Whether `awaits` is the reply's own fix (else its round's commit).
+    #[serde(skip)]
+    pub awaits_own_fix: bool,
 }
 
 impl Reply {
@@ -99,6 +104,7 @@ impl Reply {
             reply_body: body,
             resolve,
             awaits: None,
+            awaits_own_fix: false,
         }
     }
 }
@@ -326,7 +332,7 @@ pub(crate) fn replies_from_decisions(
     let mut replies = Vec::new();
     // Threads closed (or gone) before their answer: settled, so quiescence does not wait on
     // them forever. Out-of-diff findings (recorded under their review) are answered apart.
-    let mut settled = Vec::new();
+    let mut closed = Vec::new();
     for seen in decisions.owed().map(|(_, s)| s) {
         if watch
             .out_of_diff
@@ -337,7 +343,7 @@ pub(crate) fn replies_from_decisions(
         }
         let thread = pr.thread(&ThreadId(seen.thread_id.clone()));
         let Some(thread) = thread.filter(|t| !t.is_resolved) else {
-            settled.push(seen.thread_id.clone());
+            closed.push(seen.thread_id.clone());
             continue;
         };
         match decisions::reply_text(seen) {
@@ -345,6 +351,10 @@ pub(crate) fn replies_from_decisions(
                 let mut reply = Reply::thread(&seen.thread_id, text, thread.all_comments_read);
                 if seen.claims_fix() {
                     reply.awaits.clone_from(&seen.resolved_sha);
+                    reply.awaits_own_fix = true;
+                } else if let Some(commit) = decisions.round_commit(seen.decided_in_round) {
+                    // The round's answers go out together, once its commit is pushed.
+                    reply.awaits = Some(commit.to_owned());
                 }
                 replies.push(reply);
             }
@@ -388,20 +398,19 @@ pub(crate) fn replies_from_decisions(
         );
         if prior.claims_fix() {
             reply.awaits.clone_from(&prior.resolved_sha);
+            reply.awaits_own_fix = true;
         }
         replies.push(reply);
     }
-    if !settled.is_empty() || !closed_reposts.is_empty() {
-        for thread in settled.iter().chain(&closed_reposts) {
+    if !closed.is_empty() || !closed_reposts.is_empty() {
+        for thread in closed.iter().chain(&closed_reposts) {
             output::narrate(&format!(
                 "[respond] {thread} was resolved on GitHub before its answer; not answered"
             ));
         }
         files.update_decisions(|d| {
-            for seen in d.seen.values_mut() {
-                if settled.contains(&seen.thread_id) {
-                    seen.replied = Some(true);
-                }
+            for thread in &closed {
+                d.settle_thread(thread, Settled::ClosedOnGitHub);
             }
             for thread in &closed_reposts {
                 d.answered_reposts.insert(thread.clone(), true);
@@ -430,6 +439,44 @@ pub(crate) fn replies_from_decisions(
         }
     }
     Ok(replies)
+}
+
+/// Settles the decisions on `thread` as handed to a person when `refusal` says a person has it
+/// now (took part, could not be placed, reopened it): no reply is owed any more, so quiescence
+/// does not wait on it. A thread not read whole is not settled: an unread page may hold a
+/// person's reply, or not, and the thread stays owed, named, until it is read whole. Returns
+/// whether it settled one.
+fn hand_over(files: Option<&LoopFiles>, thread: &str, refusal: &Refusal) -> Result<bool, CliError> {
+    let Some(files) = files else {
+        return Ok(false);
+    };
+    if matches!(refusal, Refusal::NotReadWhole | Refusal::UnsafePath) {
+        return Ok(false);
+    }
+    let decisions = files.load_decisions()?;
+    let owed = decisions.owed().any(|(_, s)| s.thread_id == thread);
+    // A repost a person answered in is theirs too: it is owed no pointer any more.
+    let repost = !decisions.answered_reposts.contains_key(thread)
+        && files
+            .load_watch()?
+            .is_some_and(|w| w.reposted.iter().any(|r| r.thread_id == thread));
+    if !owed && !repost {
+        return Ok(false);
+    }
+    files.update_decisions(|d| {
+        d.settle_thread(thread, Settled::HandedToPerson);
+        if repost {
+            d.answered_reposts.insert(thread.to_owned(), false);
+        }
+    })?;
+    Ok(true)
+}
+
+/// The report line of a decision handed to a person.
+fn handed_line(id: &ThreadId, refusal: &Refusal) -> String {
+    format!(
+        "handed   {id}: {refusal}; its decision is settled as handed to a person, no reply owed"
+    )
 }
 
 /// Records in the decisions that `thread` got its reply (decided findings and reposts).
@@ -714,7 +761,13 @@ pub(crate) async fn post_replies(
         }
         let id = ThreadId(reply.thread_id.clone());
         if let Err(e) = common::bot_thread(pr, &id, automation) {
-            lines.push(format!("skipped  {id}: {e}"));
+            let refusal = pr.thread(&id).and_then(|t| automation.may_act(t, pr).err());
+            lines.push(match refusal {
+                Some(refusal) if hand_over(files.as_ref(), &id.0, &refusal)? => {
+                    handed_line(&id, &refusal)
+                }
+                _ => format!("skipped  {id}: {e}"),
+            });
             continue;
         }
         if escalated.is_escalated_thread(&id.0) {
@@ -732,8 +785,13 @@ pub(crate) async fn post_replies(
                     reply.reply_body.replace(recorded.as_str(), short)
                 }
                 None => {
+                    let what = if reply.awaits_own_fix {
+                        "its fix"
+                    } else {
+                        "its round's commit"
+                    };
                     lines.push(format!(
-                        "waiting  {id}: its fix {recorded} is not on the PR's head {} yet; run again after the push",
+                        "waiting  {id}: {what} {recorded} is not on the PR's head {} yet; run again after the push",
                         pr.head_sha.short()
                     ));
                     continue;
@@ -784,7 +842,11 @@ pub(crate) async fn post_replies(
             continue;
         };
         if let Err(refusal) = automation.may_act(&fresh, pr) {
-            lines.push(format!("skipped  {id}: since it was read, {refusal}"));
+            lines.push(if hand_over(files.as_ref(), &id.0, &refusal)? {
+                handed_line(&id, &refusal)
+            } else {
+                format!("skipped  {id}: since it was read, {refusal}")
+            });
             continue;
         }
         if fresh

@@ -2,6 +2,7 @@
 //! command, for users with no agent at hand. It shares its state, its files and its rules with
 //! `watch`, `decide`, `commit-round` and `respond`, which an agent or a script drives instead.
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use clap::Args;
@@ -261,6 +262,14 @@ impl Driver {
                 &input.to_string(),
                 Duration::from_secs(self.args.fixer_timeout),
             );
+            if crate::command::stopping() {
+                // Stopped by Ctrl-C: the fix is undone and tried again on the next run, not
+                // escalated.
+                if let Ok(edits) = &result {
+                    let _ = crate::fixer::undo(&self.vcs, edits);
+                }
+                return Ok(Vec::new());
+            }
             let problem = match &result {
                 Err(why) => Some(why.clone()),
                 Ok(edits) if edits.edited.is_empty() => {
@@ -432,7 +441,11 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
     let denied = repository.denied(&args.deny_paths)?;
     let (interval, max_polls) = (args.poll.interval, args.poll.max_polls);
     let driver = std::sync::Arc::new(Driver { args, vcs, denied });
+    // Ctrl-C at any point stops the loop at its next step, with its summary.
+    crate::command::stop_on_ctrl_c();
     let mut polls = 0u64;
+    // Lines about a thread that does not change (skipped, waiting) are said once each.
+    let mut said = BTreeSet::new();
     loop {
         let (events, open) = watcher.poll().await?;
         polls += 1;
@@ -452,27 +465,59 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
             message: format!("the judge's calls failed: {e}"),
             hint: Some("run the loop again: what was recorded stays recorded".to_owned()),
         })?;
-        if stopped {
+        if stopped || crate::command::stopping() {
             output::narrate("[loop] interrupted while the judge was asked; stopping");
-            return Err(CliError::Interrupted);
+            return interrupted(&files, polls);
         }
         if judged? > 0 {
             let edited = driver.fix_all(&files)?;
+            if crate::command::stopping() {
+                return interrupted(&files, polls);
+            }
             driver.commit(&files, &edited)?;
         }
-        if owes_replies(&files)? {
-            answer(&watcher, &files, &driver.vcs).await?;
+        if !crate::command::stopping() && owes_replies(&files)? {
+            answer(&watcher, &files, &driver.vcs, &mut said).await?;
+        }
+        if crate::command::stopping() {
+            return interrupted(&files, polls);
         }
         if max_polls.is_some_and(|m| polls >= m) {
-            return Ok(());
+            return summarize(&files, polls);
         }
-        watch::pause(interval).await?;
+        let _spinner = output::Spinner::start("waiting for the next poll");
+        tokio::select! {
+            () = tokio::time::sleep(watch::jittered(interval)) => {}
+            () = crate::command::stopped() => return interrupted(&files, polls),
+        }
     }
+}
+
+/// Stops the loop on Ctrl-C: its summary, then exit 130.
+fn interrupted(files: &LoopFiles, polls: u64) -> Result<(), CliError> {
+    output::narrate("[loop] stopped by Ctrl-C");
+    summarize(files, polls)?;
+    Err(CliError::Interrupted)
+}
+
+/// Prints the loop's final summary: what its rounds did and what is left.
+fn summarize(files: &LoopFiles, polls: u64) -> Result<(), CliError> {
+    let state = files.load_watch()?.unwrap_or_default();
+    let d = files.load_decisions()?;
+    for line in review_core::watch::final_summary(&state, &d, polls).lines() {
+        output::narrate(&format!("[loop] {line}"));
+    }
+    Ok(())
 }
 
 /// Posts what is owed, as `review respond --from-decisions` does, plus the aggregate answers
 /// to out-of-diff reviews whose findings are all decided.
-async fn answer(watcher: &Watcher, files: &LoopFiles, vcs: &GitVcs) -> Result<(), CliError> {
+async fn answer(
+    watcher: &Watcher,
+    files: &LoopFiles,
+    vcs: &GitVcs,
+    said: &mut BTreeSet<String>,
+) -> Result<(), CliError> {
     let conn = watcher.conn();
     let _spinner = output::Spinner::start(&format!("reading PR #{}", conn.number));
     let read = Reader::new(&conn.client)
@@ -502,6 +547,7 @@ async fn answer(watcher: &Watcher, files: &LoopFiles, vcs: &GitVcs) -> Result<()
                 reply_body: text,
                 resolve: false,
                 awaits: None,
+                awaits_own_fix: false,
             });
         }
     }
@@ -511,7 +557,13 @@ async fn answer(watcher: &Watcher, files: &LoopFiles, vcs: &GitVcs) -> Result<()
     let (lines, failed, uncertain) =
         respond::post_replies(conn, &pr, &replies, automation, Some(vcs), Some(files)).await?;
     let failed = failed + uncertain;
-    for line in &lines {
+    for line in lines {
+        // What was posted or handed over is said as it happens; what stays as it was (skipped,
+        // waiting for a push) is said the first time only, not on every poll.
+        let again = line.starts_with("skipped") || line.starts_with("waiting");
+        if again && !said.insert(line.clone()) {
+            continue;
+        }
         output::narrate(&format!("[loop] {line}"));
     }
     if failed > 0 {

@@ -94,7 +94,7 @@ fn now() -> i64 {
 }
 
 /// `base` seconds, give or take a random tenth.
-fn jittered(base: u64) -> Duration {
+pub(crate) fn jittered(base: u64) -> Duration {
     let spread = base * 100; // milliseconds in a tenth
     if spread == 0 {
         return Duration::ZERO;
@@ -224,6 +224,7 @@ impl Watcher {
     /// One poll: returns the events, and whether the PR is still open.
     pub(crate) async fn poll(&self) -> Result<(Vec<Event>, bool), CliError> {
         let previous = self.files.load_watch()?;
+        let waited = previous.as_ref().map(|s| s.waiting.clone());
         let decisions = self.files.load_decisions()?;
         let before = self.conn.client.stats();
         let mut cache: ProbeCache = previous
@@ -300,6 +301,13 @@ impl Watcher {
         let open = probed
             .as_ref()
             .is_none_or(|o: &ProbeOutcome| o.pr_state == "open");
+        // What quiescence waits on, said when it changes.
+        if open && !state.waiting.is_empty() && waited.as_ref() != Some(&state.waiting) {
+            output::narrate(&format!(
+                "[watch] not quiescent yet, waiting on: {}",
+                state.waiting.join("; ")
+            ));
+        }
         crate::state::locked(&self.files.watch, || {
             crate::state::save(&self.files.watch, &state)
         })

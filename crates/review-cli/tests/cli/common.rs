@@ -81,7 +81,7 @@ impl TestEnvironment {
 
     /// The `review` command with `args`, an empty environment but a fake token and `vars`, in
     /// the temp dir.
-    fn command(&self, args: &[&str], vars: &[(&str, &str)]) -> Command {
+    pub fn command(&self, args: &[&str], vars: &[(&str, &str)]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_review"));
         cmd.args(args)
             .current_dir(self.dir())

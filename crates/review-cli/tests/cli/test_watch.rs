@@ -52,12 +52,18 @@ impl Loop {
         Self { env, github }
     }
 
-    fn run(&self, args: &[&str]) -> Output {
+    /// `review ARGS 1 --repo acme/widgets` against the fake, as `f` runs it.
+    fn with_command<T>(
+        &self,
+        args: &[&str],
+        f: impl FnOnce(&TestEnvironment, &[&str], &[(&str, &str)]) -> T,
+    ) -> T {
         let graphql = self.github.graphql_url();
         let rest = self.github.rest_url();
         let mut full = args.to_vec();
         full.extend(["1", "--repo", "acme/widgets"]);
-        self.env.run_with(
+        f(
+            &self.env,
             &full,
             &[
                 ("GITHUB_GRAPHQL_URL", &graphql),
@@ -70,6 +76,15 @@ impl Loop {
                 ("GIT_COMMITTER_EMAIL", "review@example.com"),
             ],
         )
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.with_command(args, |env, args, vars| env.run_with(args, vars))
+    }
+
+    /// The command [`Loop::run`] runs, to spawn.
+    fn command(&self, args: &[&str]) -> std::process::Command {
+        self.with_command(args, |env, args, vars| env.command(args, vars))
     }
 
     /// One poll; the events it printed.
@@ -314,7 +329,7 @@ async fn the_loop_over_many_polls() {
     let report = lines[1]["detail"].as_str().unwrap();
     assert!(
         report.starts_with("PR #1 is clean — all bots reviewed b2c3d4e,")
-            && report.contains("1 human comments and 1 escalations remain open"),
+            && report.contains("1 human comment and 1 escalation remain open"),
         "{report}"
     );
 }
@@ -608,9 +623,10 @@ async fn a_round_is_one_commit_of_the_fixed_files_only_and_its_replies_cite_it()
     );
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn review_loop_triages_fixes_commits_and_answers_on_its_own() {
-    let lp = Loop::start().await;
+/// The cache finding `A` of [`Loop::start`] and a naming finding `N` on a clone holding their
+/// files, with a triager that finds the first right and the second wrong (it checks that it
+/// sees the finding fenced) and a fixer for the first. Returns the clone.
+fn two_findings(lp: &Loop) -> std::path::PathBuf {
     let dir = lp.env.dir().to_path_buf();
     std::fs::create_dir_all(dir.join("src")).unwrap();
     std::fs::write(dir.join("src/cache.rs"), "pub struct Cache;\n").unwrap();
@@ -634,8 +650,6 @@ async fn review_loop_triages_fixes_commits_and_answers_on_its_own() {
         t.comments[0].id.0 = "C-N".to_owned();
         pr.threads.push(t);
     });
-    // A triager that finds the cache finding right and the naming one wrong; it sees the
-    // finding fenced.
     lp.env.write(
         "triage.sh",
         r#"input=$(cat)
@@ -650,21 +664,220 @@ esac
         "fix.sh",
         "printf 'pub struct Cache { max: usize }\\n' > src/cache.rs\n",
     );
-    let run_loop = |polls: &str| {
-        lp.run(&[
-            "loop",
-            "--triager-cmd",
-            "sh triage.sh",
-            "--fixer-cmd",
-            "sh fix.sh",
-            "--check-cmd",
-            "true",
-            "--interval",
-            "0",
-            "--max-polls",
-            polls,
-        ])
-    };
+    dir
+}
+
+/// `review loop` with the triager and fixer of [`two_findings`], for `polls` polls.
+fn loop_run(lp: &Loop, polls: &str) -> Output {
+    lp.run(&[
+        "loop",
+        "--triager-cmd",
+        "sh triage.sh",
+        "--fixer-cmd",
+        "sh fix.sh",
+        "--check-cmd",
+        "true",
+        "--interval",
+        "0",
+        "--max-polls",
+        polls,
+    ])
+}
+
+/// The user pushes HEAD of `dir`; the bot reviews it and the checks pass.
+fn push(lp: &Loop, dir: &std::path::Path) {
+    let head = git_out(dir, &["rev-parse", "HEAD"]);
+    lp.github.update_pull_request(&repo(), 1, |pr| {
+        pr.head_sha = CommitId(head.clone());
+        pr.reviews
+            .push(review_on("R2", &head, "2026-01-05T11:00:00Z"));
+    });
+    lp.github
+        .set_checks(&repo(), 1, vec![FakeCheck::passed("ci")]);
+}
+
+/// The events a run printed.
+fn events_of(out: &Output) -> Vec<String> {
+    out.stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["event"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+/// Regression: a person who replied in a bot thread between its VALID verdict and the push left
+/// the decision `replied: false` forever (the gate rightly refuses the reply), and quiescence
+/// never came, without a word. The thread is the person's: its decision is settled as handed to
+/// a person, said once, and quiescence comes; until then the loop says what it waits on.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_person_replying_before_the_push_takes_the_thread_and_quiescence_still_comes() {
+    let lp = Loop::start().await;
+    let dir = two_findings(&lp);
+    // The first poll waits on the findings' triage, the second on their replies.
+    let out = loop_run(&lp, "2");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("[watch] not quiescent yet, waiting on: 2 bot finding(s) not yet triaged")
+            && out.stderr.contains("a reply owed on A (VALID)")
+            && out.stderr.contains("a reply owed on N (FALSE_POSITIVE)"),
+        "the loop says what it waits on: {}",
+        out.stderr
+    );
+    // Before the push, a person answers the bot in A.
+    lp.github.update_pull_request(&repo(), 1, |pr| {
+        let mut reply = PrBuilder::new()
+            .thread(
+                "X",
+                "src/cache.rs",
+                3,
+                &[(person("erin"), "I'd rather keep it unbounded.")],
+            )
+            .build()
+            .threads
+            .remove(0)
+            .comments
+            .remove(0);
+        reply.id.0 = "C-erin".to_owned();
+        let a = pr.threads.iter_mut().find(|t| t.id.0 == "A").unwrap();
+        a.comments.push(reply);
+    });
+    push(&lp, &dir);
+    let out = loop_run(&lp, "3");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(lp.replies_to("A"), 0, "the person's thread gets no reply");
+    assert!(
+        !lp.github
+            .mutations()
+            .contains(&Mutation::Resolve(ThreadId::from("A"))),
+        "nor a resolve"
+    );
+    assert_eq!(lp.replies_to("N"), 1, "the bot's thread is answered");
+    let d = lp.decisions();
+    let a = d.seen.values().find(|s| s.thread_id == "A").unwrap();
+    assert_eq!(
+        a.settled,
+        Some(review_core::decisions::Settled::HandedToPerson)
+    );
+    assert_ne!(a.replied, Some(true), "no reply was posted");
+    assert_eq!(
+        out.stderr
+            .matches("handed   A: human participation (@erin)")
+            .count(),
+        1,
+        "said once: {}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("skipped  A"), "{}", out.stderr);
+    assert!(
+        events_of(&out).contains(&"QUIESCENT".to_owned()),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+}
+
+/// The answers of a round without a commit go out at once: nothing will be pushed for them.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_round_without_a_commit_answers_at_once() {
+    let lp = Loop::start().await;
+    let dir = lp.env.dir().to_path_buf();
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("src/cache.rs"), "pub struct Cache;\n").unwrap();
+    git(&dir, &["add", "src"]);
+    commit(&dir, "start");
+    lp.env.write(
+        "triage.sh",
+        r#"echo '{"verdict":"FALSE_POSITIVE","reasoning":"the cache is bounded by MAX","evidence":["src/cache.rs:1"]}'"#,
+    );
+    lp.env.write("fix.sh", "exit 1\n");
+    let out = loop_run(&lp, "1");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(lp.replies_to("A"), 1, "{}", out.stderr);
+    assert!(
+        lp.github
+            .mutations()
+            .contains(&Mutation::Resolve(ThreadId::from("A")))
+    );
+}
+
+/// Regression: Ctrl-C said "the report above says what was done" with no report above it. The
+/// loop prints its final summary on Ctrl-C (exit 130) and after its last poll.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_loop_prints_a_final_summary_when_stopped() {
+    let lp = Loop::start().await;
+    two_findings(&lp);
+    let out = loop_run(&lp, "1");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "[loop] Stopped after 1 poll: 1 round · 1 fixed · 1 rejected.\n\
+             [loop] 2 replies still owed (posted when their fix is pushed, or on the next run).\n\
+             [loop] 0 human comments and 0 escalations remain open, awaiting you.\n\
+             [loop] The state is kept: run the loop again to resume."
+        ),
+        "{}",
+        out.stderr
+    );
+
+    let mut child = lp
+        .command(&["loop", "--triager-cmd", "sh triage.sh", "--interval", "600"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !seen
+        .iter()
+        .any(|l: &String| l.starts_with("[watch] poll 1"))
+    {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) => seen.push(line),
+            Err(_) => {
+                let _ = child.kill();
+                panic!("no first poll: {seen:?}");
+            }
+        }
+    }
+    // Ctrl-C whatever step the loop is at: it listens from before its first poll.
+    let pid = child.id().to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    seen.extend(rx.iter());
+    let text = seen.join("\n");
+    assert_eq!(status.code(), Some(130), "{text}");
+    assert!(text.contains("[loop] stopped by Ctrl-C"), "{text}");
+    assert!(text.contains("[loop] Stopped after 1 poll: "), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn review_loop_triages_fixes_commits_and_answers_on_its_own() {
+    let lp = Loop::start().await;
+    let dir = two_findings(&lp);
+    let run_loop = |polls: &str| loop_run(&lp, polls);
     let out = run_loop("1");
     assert_eq!(out.code, 0, "{}", out.stderr);
     let d = lp.decisions();
@@ -679,42 +892,42 @@ esac
         "{}",
         out.stderr
     );
-    assert_eq!(lp.replies_to("N"), 1, "the rejection is answered at once");
+    // The round made a commit: all its answers go out with its push, the rejection's too.
+    assert_eq!(
+        lp.replies_to("N"),
+        0,
+        "the rejection waits for the round's push"
+    );
     assert_eq!(lp.replies_to("A"), 0, "the fix's reply waits for the push");
     assert!(
-        lp.github
-            .mutations()
-            .contains(&Mutation::Resolve(ThreadId::from("N")))
+        lp.github.mutations().is_empty(),
+        "nothing posted before the push"
+    );
+    assert!(
+        out.stderr.contains("its round's commit") && out.stderr.contains("waiting  N"),
+        "{}",
+        out.stderr
     );
 
     // The user pushes; the loop answers the fix and, on the next poll, announces quiescence.
-    let head = git_out(&dir, &["rev-parse", "HEAD"]);
-    lp.github.update_pull_request(&repo(), 1, |pr| {
-        pr.head_sha = CommitId(head.clone());
-        pr.reviews
-            .push(review_on("R2", &head, "2026-01-05T11:00:00Z"));
-    });
-    lp.github
-        .set_checks(&repo(), 1, vec![FakeCheck::passed("ci")]);
+    push(&lp, &dir);
     let out = run_loop("2");
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(lp.replies_to("A"), 1);
-    assert!(
-        lp.github
-            .mutations()
-            .contains(&Mutation::Resolve(ThreadId::from("A")))
+    assert_eq!(lp.replies_to("N"), 1);
+    for thread in ["A", "N"] {
+        assert!(
+            lp.github
+                .mutations()
+                .contains(&Mutation::Resolve(ThreadId::from(thread)))
+        );
+    }
+    assert_eq!(
+        events_of(&out),
+        vec!["PUSHED", "QUIESCENT"],
+        "{}",
+        out.stderr
     );
-    let events: Vec<String> = out
-        .stdout
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap()["event"]
-                .as_str()
-                .unwrap()
-                .to_owned()
-        })
-        .collect();
-    assert_eq!(events, vec!["PUSHED", "QUIESCENT"], "{}", out.stderr);
 }
 
 const OUT_OF_DIFF: &str = "**Actionable comments posted: 0**\n\n<details>\n\

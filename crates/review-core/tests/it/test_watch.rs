@@ -2,11 +2,11 @@
 //! surfaced, quiescence announced once per transition.
 
 use proptest::prelude::*;
-use review_core::decisions::{Decisions, Judged, Verdict};
+use review_core::decisions::{Decisions, Judged, Settled, Verdict};
 use review_core::time::parse_rfc3339;
 use review_core::watch::{
     BotActivity, CheckState, Checks, EventKind, FindingKind, Observation, ThreadFinding,
-    WatchSettings, WatchState, observe, quiescence, settle,
+    WatchSettings, WatchState, final_summary, observe, quiescence, settle,
 };
 
 const HEAD: &str = "aaaaaaa111111111111111111111111111111111";
@@ -124,7 +124,9 @@ fn findings_are_announced_once_and_leave_pending_when_decided() {
     assert!(e3.is_empty(), "owed a reply: not quiescent yet: {e3:?}");
     let q = quiescence(&s3, &d, &WatchSettings::default(), t0() + 120);
     assert!(
-        q.waiting.iter().any(|w| w.contains("not yet replied")),
+        q.waiting
+            .iter()
+            .any(|w| w == "a reply owed on T1 (FALSE_POSITIVE)"),
         "{q:?}"
     );
 }
@@ -274,9 +276,91 @@ fn the_clean_report_counts_rounds_fixes_and_what_remains() {
     assert_eq!(
         q.detail,
         "PR #7 is clean — all bots reviewed aaaaaaa, 0 open bot threads, checks green.\n\
-         1 rounds · 1 fixed · 1 rejected.\n\
-         1 human comments and 1 escalations remain open, awaiting you."
+         1 round · 1 fixed · 1 rejected.\n\
+         1 human comment and 1 escalation remain open, awaiting you.\n\
+         Still watching. Stop the loop (Ctrl-C) when you're done."
     );
+}
+
+/// Regression: a person who replied in a bot thread between its verdict and the reply left
+/// the decision owed forever (the gate refuses the reply), and quiescence never came, without
+/// a word. Settled as handed to a person, it is answered as far as quiescence goes; while the
+/// PR is not quiescent, each thing it waits on is named.
+#[test]
+fn a_decision_handed_to_a_person_no_longer_blocks_quiescence() {
+    let mut d = Decisions::default();
+    decide(&mut d, "fp1", "T1", Verdict::FalsePositive, false);
+    decide(&mut d, "fp2", "T2", Verdict::OutOfScope, false);
+    let o = obs(HEAD, vec![]);
+    let (mut s, events) = observe(None, o, &d, &WatchSettings::default(), PR, t0());
+    assert!(
+        !events.iter().any(|e| e.event == EventKind::Quiescent),
+        "{events:?}"
+    );
+    assert_eq!(
+        s.waiting,
+        [
+            "a reply owed on T1 (FALSE_POSITIVE)",
+            "a reply owed on T2 (OUT_OF_SCOPE)"
+        ],
+        "the state says what quiescence waits on"
+    );
+    assert!(d.settle_thread("T1", Settled::HandedToPerson));
+    assert!(!d.settle_thread("T1", Settled::HandedToPerson), "once");
+    assert_eq!(d.owed().count(), 1);
+    let q = quiescence(&s, &d, &WatchSettings::default(), t0() + 60);
+    assert_eq!(q.waiting, ["a reply owed on T2 (OUT_OF_SCOPE)"]);
+    d.seen.get_mut("fp2").unwrap().replied = Some(true);
+    let events = settle(&mut s, &d, &WatchSettings::default(), t0() + 120, true);
+    assert_eq!(kinds(&events), [EventKind::Quiescent]);
+    assert!(s.waiting.is_empty());
+    // A later verdict on the same thread does not take it back from the person.
+    decide(&mut d, "fp1", "T1", Verdict::Stale, false);
+    assert_eq!(d.seen["fp1"].settled, Some(Settled::HandedToPerson));
+    assert_eq!(d.owed().count(), 0);
+    let summary = final_summary(&s, &d, 3);
+    assert_eq!(
+        summary,
+        "Stopped after 3 polls: 1 round · 0 fixed · 2 rejected.\n\
+         0 replies still owed (posted when their fix is pushed, or on the next run); 1 thread handed to a person.\n\
+         0 human comments and 0 escalations remain open, awaiting you.\n\
+         The state is kept: run the loop again to resume."
+    );
+}
+
+/// The decisions file keeps `settled` and reads files without it.
+#[test]
+fn settled_round_trips_and_is_absent_from_older_files() {
+    let mut d = Decisions::default();
+    decide(&mut d, "fp1", "T1", Verdict::FalsePositive, false);
+    let old = serde_json::to_string(&d).unwrap();
+    assert!(!old.contains("settled"), "{old}");
+    d.settle_thread("T1", Settled::ClosedOnGitHub);
+    let text = serde_json::to_string(&d).unwrap();
+    assert!(text.contains(r#""settled":"closedOnGitHub""#), "{text}");
+    let back: Decisions = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, d);
+    let older: Decisions = serde_json::from_str(&old).unwrap();
+    assert_eq!(older.seen["fp1"].settled, None);
+}
+
+/// A round's commit is the one its fixes record; a STALE verdict citing an older commit makes
+/// no round commit.
+#[test]
+fn the_round_commit_is_the_one_its_fixes_record() {
+    let mut d = Decisions::default();
+    decide(&mut d, "fp1", "T1", Verdict::Stale, false);
+    assert_eq!(
+        d.round_commit(1),
+        None,
+        "a STALE verdict's commit is no fix"
+    );
+    decide(&mut d, "fp2", "T2", Verdict::Valid, false);
+    d.seen.get_mut("fp2").unwrap().resolved_sha = None;
+    assert_eq!(d.round_commit(1), None, "not committed yet");
+    d.seen.get_mut("fp2").unwrap().resolved_sha = Some("3f2a9c1".into());
+    assert_eq!(d.round_commit(1), Some("3f2a9c1"));
+    assert_eq!(d.round_commit(2), None);
 }
 
 #[test]
