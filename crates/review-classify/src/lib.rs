@@ -94,6 +94,7 @@
 
 mod cluster;
 mod doc;
+pub mod doctor;
 mod families;
 mod family;
 mod fingerprint;

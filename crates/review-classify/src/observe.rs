@@ -7,8 +7,8 @@ use review_core::gate::AutomationSettings;
 use review_core::model::{Author, PullRequest, ReviewState};
 use review_core::post;
 use review_core::watch::{
-    BotActivity, CheckState, Checks, FindingKind, HumanComment, Observation, OutOfDiff,
-    OutOfDiffFinding, Sticky, ThreadFinding,
+    BotActivity, CheckState, Checks, DiagnosticsReport, FindingKind, HumanComment, Observation,
+    OutOfDiff, OutOfDiffFinding, Sticky, ThreadFinding,
 };
 
 use crate::markup::contains_ci;
@@ -128,6 +128,10 @@ pub fn observe(pr: &PullRequest, automation: &AutomationSettings) -> Observation
         if ours(&c.body) {
             continue;
         }
+        if let Some(found) = crate::doctor::diagnostics(&c.body) {
+            doctor(&mut obs, c, &found);
+            continue;
+        }
         let Some(family) = identify(c.author.as_ref(), &c.body, pr_author, automation) else {
             continue;
         };
@@ -148,6 +152,67 @@ pub fn observe(pr: &PullRequest, automation: &AutomationSettings) -> Observation
     }
     obs.copilot_quota = copilot_quota(pr, automation);
     obs
+}
+
+/// The key React Doctor's findings and report go by.
+const DOCTOR: &str = "react-doctor";
+
+/// Reads React Doctor's report comment `c` (automated: a person's comment is never read as
+/// one) into `obs`: the report, and each error as a finding under the report's thread, where the
+/// loop triages and fixes it like any bot finding, and answers it with no reply. The latest
+/// report counts: it is posted again after each scan.
+fn doctor(
+    obs: &mut Observation,
+    c: &review_core::model::IssueComment,
+    found: &[crate::doctor::Diagnostic],
+) {
+    let thread = format!("{}{DOCTOR}", review_core::decisions::REPORT_THREAD_PREFIX);
+    // Posted again after each scan: the latest one stands.
+    obs.threads.retain(|t| t.thread_id != thread);
+    let mut errors = Vec::new();
+    for d in found.iter().filter(|d| d.error) {
+        // Lines move as code changes: the fingerprint is the rule, the file and the message.
+        let title = format!("{} {}", d.rule, d.message);
+        let fp = fingerprint(None, &d.path, &title);
+        if errors.contains(&fp) {
+            continue;
+        }
+        errors.push(fp.clone());
+        let at = d
+            .line
+            .map_or_else(|| d.path.clone(), |l| format!("{}:{l}", d.path));
+        obs.threads.push(ThreadFinding {
+            fingerprint: fp,
+            thread_id: thread.clone(),
+            kind: FindingKind::Bot,
+            author: DOCTOR.to_owned(),
+            path: d.path.clone(),
+            line: d.line,
+            outdated: false,
+            body: format!(
+                "**{}** (`{}`, an error React Doctor reports at `{at}`)",
+                d.message, d.rule
+            ),
+            all_comments_read: true,
+            url: c.url.clone(),
+            human_comment_ids: Vec::new(),
+        });
+    }
+    // Posted after each scan: when it was, is when the tool last looked at the code.
+    obs.activity.push(BotActivity {
+        bot: DOCTOR.to_owned(),
+        marker: None,
+        commit: None,
+        submitted_at: Some(c.created_at.clone()),
+    });
+    obs.doctor = Some(DiagnosticsReport {
+        id: c.id.0.clone(),
+        author: DOCTOR.to_owned(),
+        url: c.url.clone(),
+        digest: format!("{:016x}", fingerprint::fnv1a(&[c.body.as_bytes()])),
+        errors,
+        warnings: found.iter().filter(|d| !d.error).count(),
+    });
 }
 
 /// Whether Copilot's latest review or comment says its quota is spent.

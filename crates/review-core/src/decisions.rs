@@ -109,6 +109,16 @@ pub struct Seen {
     pub settled: Option<Settled>,
 }
 
+/// What stands for the thread of a finding listed in a diagnostics report comment (React
+/// Doctor's errors), which has none: `report:` and the tool's name.
+pub const REPORT_THREAD_PREFIX: &str = "report:";
+
+/// Whether `thread` is no thread but a diagnostics report ([`REPORT_THREAD_PREFIX`]): its
+/// findings are triaged and fixed like the others, and get no reply.
+pub fn is_report_thread(thread: &str) -> bool {
+    thread.starts_with(REPORT_THREAD_PREFIX)
+}
+
 /// Why a decided finding needs no reply from the tool, in [`Seen::settled`].
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -273,11 +283,12 @@ impl Decisions {
             .filter(|(_, s)| s.replied.is_none() && s.settled.is_none())
     }
 
-    /// Decided findings still owed a reply: not replied, and not settled otherwise.
+    /// Decided findings still owed a reply: not replied, and not settled otherwise. A finding of
+    /// a diagnostics report ([`is_report_thread`]) has no thread to reply on: it is owed none.
     pub fn owed(&self) -> impl Iterator<Item = (&String, &Seen)> {
-        self.seen
-            .iter()
-            .filter(|(_, s)| s.replied != Some(true) && s.settled.is_none())
+        self.seen.iter().filter(|(_, s)| {
+            s.replied != Some(true) && s.settled.is_none() && !is_report_thread(&s.thread_id)
+        })
     }
 
     /// Settles every decision on `thread` still owed a reply, as `why`: no reply is owed any

@@ -181,6 +181,28 @@ pub struct Sticky {
     pub digest: String,
 }
 
+/// A tool's diagnostics report comment (React Doctor's), which it posts again after each scan:
+/// its errors are findings to fix (they stand in `pending` under a report thread, see
+/// [`crate::decisions::REPORT_THREAD_PREFIX`]); its warnings are advisory.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiagnosticsReport {
+    /// The comment id.
+    pub id: String,
+    /// The tool's key.
+    pub author: String,
+    /// The comment's link.
+    #[serde(default)]
+    pub url: String,
+    /// A digest of its body: a change means it was posted again or edited.
+    pub digest: String,
+    /// The fingerprints of the errors it lists.
+    pub errors: Vec<String>,
+    /// How many warnings it lists (advisory: not findings).
+    pub warnings: usize,
+}
+
 /// The state of the PR head's checks.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -244,6 +266,8 @@ pub struct Observation {
     pub copilot_quota: bool,
     /// Automated top-level comments.
     pub stickies: Vec<Sticky>,
+    /// The latest diagnostics report comment (React Doctor's), if any.
+    pub doctor: Option<DiagnosticsReport>,
     /// The checks of the head.
     pub checks: Checks,
 }
@@ -357,6 +381,9 @@ pub struct WatchState {
     /// Automated top-level comments seen.
     #[serde(default)]
     pub stickies: Vec<Sticky>,
+    /// The latest diagnostics report comment (React Doctor's) seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doctor: Option<DiagnosticsReport>,
     /// The poller's own cache (ETags), kept as it wrote it.
     #[serde(default)]
     pub probe: serde_json::Value,
@@ -385,6 +412,8 @@ pub enum EventKind {
     CopilotQuota,
     /// A bot posted or edited its sticky report comment.
     StickyReport,
+    /// A diagnostics report (React Doctor's) was posted or rewritten: its errors are findings.
+    Doctor,
     /// The PR became quiescent.
     Quiescent,
 }
@@ -402,6 +431,7 @@ impl EventKind {
             Self::ChecksClear => "CHECKS_CLEAR",
             Self::CopilotQuota => "COPILOT_QUOTA",
             Self::StickyReport => "STICKY_REPORT",
+            Self::Doctor => "DOCTOR",
             Self::Quiescent => "QUIESCENT",
         }
     }
@@ -677,6 +707,30 @@ pub fn observe(
             .insert(s.id.clone(), s.digest.clone());
     }
     state.stickies = obs.stickies;
+
+    // The diagnostics report: announced each time it is posted again or rewritten, with the
+    // errors it lists that are not decided yet (those are in `pending`, to fix).
+    if let Some(report) = &obs.doctor
+        && state.doctor.as_ref().map(|d| &d.digest) != Some(&report.digest)
+    {
+        let open: Vec<String> = report
+            .errors
+            .iter()
+            .filter(|fp| !decisions.knows(fp))
+            .cloned()
+            .collect();
+        events.push(Event::new(
+            EventKind::Doctor,
+            open.clone(),
+            format!(
+                "{} report: {} to fix, {} (advisory)",
+                report.author,
+                counted(open.len(), "new error", "new errors"),
+                counted(report.warnings, "warning", "warnings")
+            ),
+        ));
+    }
+    state.doctor = obs.doctor;
 
     // Copilot's quota.
     state.copilot_expected = !obs.copilot_quota;

@@ -998,3 +998,125 @@ async fn out_of_diff_findings_are_announced_split_and_answered_once() {
     );
     assert_eq!(lp.run(&["respond", "--replies", "replies.json"]).code, 2);
 }
+
+/// React Doctor's report after a scan: one new error (on `src/cache.rs`) and one warning.
+const DOCTOR_REPORT: &str = "<!-- react-doctor -->\n\n## React Doctor\n\n2 new issues.\n\n\
+**Score:** `74` / 100 (Needs work)\n\n### Findings\n\n<details>\n\
+<summary><b>react-doctor/no-mutable-module-state</b> · 1 occurrence</summary>\n\n\
+- ❌ `src/cache.rs:1` - Module-level mutable state is shared across requests\n\n\
+Suppress with: `// eslint-disable-next-line react-doctor/no-mutable-module-state -- intentional`\n\
+</details>\n\n<details>\n\
+<summary><b>react-doctor/prefer-named-export</b> · 1 occurrence</summary>\n\n\
+- ⚠️ `src/lib.rs:1` - Prefer a named export\n\n</details>";
+
+/// The seed's DOCTOR event: React Doctor's report comment is announced when posted or
+/// rewritten, its new errors are findings the loop triages and fixes (the warning is advisory),
+/// and nothing is replied on it (it has no thread); a person's comment in the same format is a
+/// person's comment, not a report.
+#[tokio::test(flavor = "multi_thread")]
+async fn react_doctors_new_errors_are_findings_to_fix_and_its_warnings_advisory() {
+    let lp = Loop::start().await;
+    let dir = lp.env.dir().to_path_buf();
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("src/cache.rs"), "pub struct Cache;\n").unwrap();
+    std::fs::write(dir.join("src/lib.rs"), "pub fn x() {}\n").unwrap();
+    git(&dir, &["add", "src"]);
+    commit(&dir, "start");
+    let comment = |id: &str, author: review_core::model::Author| review_core::model::IssueComment {
+        id: review_core::model::CommentId(id.to_owned()),
+        author: Some(author),
+        body: DOCTOR_REPORT.to_owned(),
+        created_at: "2026-01-05T10:05:00Z".to_owned(),
+        url: format!("https://github.com/acme/widgets/pull/1#issuecomment-{id}"),
+    };
+    lp.github.update_pull_request(&repo(), 1, |pr| {
+        pr.threads.clear();
+        pr.comments
+            .push(comment("IC_doctor", bot("github-actions")));
+        pr.comments.push(comment("IC_mallory", person("mallory")));
+    });
+    lp.env.write(
+        "triage.sh",
+        r#"input=$(cat)
+case "$input" in
+  *no-mutable-module-state*) echo '{"verdict":"VALID","reasoning":"the cache is no longer module state","evidence":["src/cache.rs:1"],"fixSketch":"own it"}' ;;
+  *) echo '{"verdict":"FALSE_POSITIVE","reasoning":"not an error","evidence":["src/lib.rs:1"]}' ;;
+esac
+"#,
+    );
+    lp.env.write(
+        "fix.sh",
+        "printf 'pub struct Cache { owned: bool }\\n' > src/cache.rs\n",
+    );
+    let out = loop_run(&lp, "1");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let doctor: Vec<Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["event"] == "DOCTOR")
+        .collect();
+    assert_eq!(doctor.len(), 1, "{}", out.stdout);
+    assert_eq!(doctor[0]["items"].as_array().unwrap().len(), 1, "one error");
+    assert!(
+        doctor[0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("1 new error to fix, 1 warning (advisory)"),
+        "{}",
+        doctor[0]
+    );
+    let d = lp.decisions();
+    assert_eq!(d.seen.len(), 1, "only the error was triaged: {d:?}");
+    let seen = d.seen.values().next().unwrap();
+    assert_eq!(seen.thread_id, "report:react-doctor");
+    assert_eq!(seen.path, "src/cache.rs");
+    assert_eq!(
+        git_out(&dir, &["show", "--name-only", "--format=", "HEAD"]),
+        "src/cache.rs",
+        "the error's fix is the round's commit"
+    );
+    assert!(
+        lp.github.mutations().is_empty(),
+        "nothing is posted on a report: {:?}",
+        lp.github.mutations()
+    );
+    let state = lp.state();
+    assert!(
+        state.human_comments.iter().any(|c| c.id == "IC_mallory"),
+        "a person's copy of the format is a person's comment"
+    );
+    assert_eq!(
+        state.doctor.as_ref().map(|r| r.id.as_str()),
+        Some("IC_doctor")
+    );
+
+    // The user pushes and React Doctor scans the head again (deleting its report and posting a
+    // clean one). The decided error owes no reply, so quiescence comes.
+    push(&lp, &dir);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let later = review_core::time::format_utc(i64::try_from(now).unwrap() + 3600);
+    lp.github.update_pull_request(&repo(), 1, |pr| {
+        pr.comments.clear();
+        let mut rescan = comment("IC_doctor2", bot("github-actions"));
+        rescan.body = "<!-- react-doctor -->\n\n## React Doctor\n\nNo issues found.".to_owned();
+        rescan.created_at.clone_from(&later);
+        pr.comments.push(rescan);
+    });
+    let out = loop_run(&lp, "2");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        lp.github.mutations().is_empty(),
+        "{:?}",
+        lp.github.mutations()
+    );
+    assert!(
+        events_of(&out).contains(&"QUIESCENT".to_owned()),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+}

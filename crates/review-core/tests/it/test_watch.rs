@@ -474,3 +474,55 @@ fn an_escalated_finding_raised_again_on_a_new_thread_is_pending_again() {
     );
     assert_eq!(d.escalated.len(), 2, "one escalation per thread");
 }
+
+/// A diagnostics report is announced (DOCTOR) each time it is posted again or rewritten, with
+/// the errors it lists that are not decided yet; the same report read again is not announced.
+#[test]
+fn a_diagnostics_report_is_announced_when_rewritten_with_its_undecided_errors() {
+    let report = |digest: &str, errors: &[&str]| review_core::watch::DiagnosticsReport {
+        id: "IC_1".into(),
+        author: "react-doctor".into(),
+        url: String::new(),
+        digest: digest.into(),
+        errors: errors.iter().map(|e| (*e).to_owned()).collect(),
+        warnings: 2,
+    };
+    let mut d = Decisions::default();
+    let mut o = obs(
+        HEAD,
+        vec![finding("report:react-doctor", "e1", FindingKind::Bot)],
+    );
+    o.doctor = Some(report("d1", &["e1"]));
+    let (s1, _) = observe(None, o.clone(), &d, &WatchSettings::default(), PR, t0());
+    let doctor: Vec<_> = kinds_and_items(&s1, o.clone(), &d);
+    assert_eq!(
+        doctor,
+        Vec::<Vec<String>>::new(),
+        "the same report: not again"
+    );
+    let first = observe(None, o, &d, &WatchSettings::default(), PR, t0()).1;
+    let e = first.iter().find(|e| e.event == EventKind::Doctor).unwrap();
+    assert_eq!(e.items, ["e1"]);
+    assert_eq!(
+        e.detail,
+        "react-doctor report: 1 new error to fix, 2 warnings (advisory)"
+    );
+    decide(&mut d, "e1", "report:react-doctor", Verdict::Valid, false);
+    assert_eq!(d.owed().count(), 0, "a report's finding owes no reply");
+    let mut o2 = obs(
+        HEAD,
+        vec![finding("report:react-doctor", "e2", FindingKind::Bot)],
+    );
+    o2.doctor = Some(report("d2", &["e1", "e2"]));
+    assert_eq!(kinds_and_items(&s1, o2, &d), [vec!["e2".to_owned()]]);
+}
+
+/// The items of the DOCTOR events of a poll after `prev`.
+fn kinds_and_items(prev: &WatchState, o: Observation, d: &Decisions) -> Vec<Vec<String>> {
+    observe(Some(prev), o, d, &WatchSettings::default(), PR, t0() + 60)
+        .1
+        .into_iter()
+        .filter(|e| e.event == EventKind::Doctor)
+        .map(|e| e.items)
+        .collect()
+}
