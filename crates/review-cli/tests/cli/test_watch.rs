@@ -623,16 +623,22 @@ async fn a_round_is_one_commit_of_the_fixed_files_only_and_its_replies_cite_it()
     );
 }
 
-/// The cache finding `A` of [`Loop::start`] and a naming finding `N` on a clone holding their
-/// files, with a triager that finds the first right and the second wrong (it checks that it
-/// sees the finding fenced) and a fixer for the first. Returns the clone.
-fn two_findings(lp: &Loop) -> std::path::PathBuf {
+/// The clone of `lp` with the files its findings are on, committed.
+fn sources(lp: &Loop) -> std::path::PathBuf {
     let dir = lp.env.dir().to_path_buf();
     std::fs::create_dir_all(dir.join("src")).unwrap();
     std::fs::write(dir.join("src/cache.rs"), "pub struct Cache;\n").unwrap();
     std::fs::write(dir.join("src/lib.rs"), "pub fn x() {}\n").unwrap();
     git(&dir, &["add", "src"]);
     commit(&dir, "start");
+    dir
+}
+
+/// The cache finding `A` of [`Loop::start`] and a naming finding `N` on a clone holding their
+/// files, with a triager that finds the first right and the second wrong (it checks that it
+/// sees the finding fenced) and a fixer for the first. Returns the clone.
+fn two_findings(lp: &Loop) -> std::path::PathBuf {
+    let dir = sources(lp);
     lp.github.update_pull_request(&repo(), 1, |pr| {
         let mut t = PrBuilder::new()
             .thread(
@@ -785,11 +791,7 @@ async fn a_person_replying_before_the_push_takes_the_thread_and_quiescence_still
 #[tokio::test(flavor = "multi_thread")]
 async fn a_round_without_a_commit_answers_at_once() {
     let lp = Loop::start().await;
-    let dir = lp.env.dir().to_path_buf();
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::write(dir.join("src/cache.rs"), "pub struct Cache;\n").unwrap();
-    git(&dir, &["add", "src"]);
-    commit(&dir, "start");
+    sources(&lp);
     lp.env.write(
         "triage.sh",
         r#"echo '{"verdict":"FALSE_POSITIVE","reasoning":"the cache is bounded by MAX","evidence":["src/cache.rs:1"]}'"#,
@@ -1016,12 +1018,7 @@ Suppress with: `// eslint-disable-next-line react-doctor/no-mutable-module-state
 #[tokio::test(flavor = "multi_thread")]
 async fn react_doctors_new_errors_are_findings_to_fix_and_its_warnings_advisory() {
     let lp = Loop::start().await;
-    let dir = lp.env.dir().to_path_buf();
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::write(dir.join("src/cache.rs"), "pub struct Cache;\n").unwrap();
-    std::fs::write(dir.join("src/lib.rs"), "pub fn x() {}\n").unwrap();
-    git(&dir, &["add", "src"]);
-    commit(&dir, "start");
+    let dir = sources(&lp);
     let comment = |id: &str, author: review_core::model::Author| review_core::model::IssueComment {
         id: review_core::model::CommentId(id.to_owned()),
         author: Some(author),
