@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::audit::AuditedHost;
 use clap::Args;
-use review_core::followup::form::{FormAnswers, FormStatus};
+use review_core::followup::form::{FormAnswers, FormStatus, IssueAnswer};
 use review_core::followup::{self, DispatchMode, Issue, Lang, Task};
 use review_core::model::{CommentId, PullRequest, ThreadId};
 use review_core::ports::{MinimizeReason, ReviewHost};
@@ -31,12 +31,14 @@ const NO_PR: &str =
 /// Follow up on every unresolved thread: say what to do with each, then let the tool do it
 ///
 /// Shows a summary and a local web form (or reads --answers FILE, the same JSON the form
-/// returns) where you write, per thread, what to do. Instructions are read as skip (blank),
-/// reply (an explanation: posted in your words), fix (a code change, dispatched to
-/// --agent-cmd) or unclear (then nothing happens until you clarify). The plan is checked
-/// against GitHub again, shown, and confirmed (--yes for scripts) before anything is posted.
-/// Fix replies ("Fixed in `<sha>`: ...") and hiding review groups wait until the fixes are on the
-/// PR's head: push, then run `review followup --finish`.
+/// returns) where you write, per thread, what to do. `skip`, `reply: <text>` and `fix: <text>`
+/// always mean what they say; other instructions are read by rules: blank or "no action" is a
+/// skip, an explanation or a refusal ("won't fix") a reply posted in your words, an imperative
+/// ("use a HashMap here") a fix dispatched to --agent-cmd, and anything else unclear (then
+/// nothing happens until you clarify). The plan, with every reply as it will be posted, is
+/// checked against GitHub again, shown, and confirmed (--yes for scripts) before anything is
+/// posted. Fix replies ("Fixed in <sha>: ...") and hiding review groups wait until the fixes
+/// are on the PR's head: push, then run `review followup --finish`.
 #[derive(Debug, Args)]
 pub struct FollowupArgs {
     /// The pull request: a number, a URL, or nothing for the open PR of the current branch
@@ -239,7 +241,7 @@ fn confirm(yes: bool) -> Result<bool, CliError> {
 fn preview(
     tasks: &[Task],
     mode: DispatchMode,
-    replies: usize,
+    replies: &[(Issue, IssueAnswer)],
     skipped: usize,
     issues: &[Issue],
 ) -> String {
@@ -267,9 +269,36 @@ fn preview(
             t.difficulty
         ));
     }
+    for (issue, _) in replies {
+        out.push_str(&format!(
+            "| {} | #{} | {} | — | reply-only |\n",
+            visible_line(&issue.summary).replace('|', "\\|"),
+            issue.number,
+            visible_line(&issue.location()).replace('|', "\\|"),
+        ));
+    }
+    if !replies.is_empty() {
+        // What will be posted, word for word, before anything is confirmed.
+        out.push_str("\nReplies to post, as written:\n");
+        for (issue, answer) in replies {
+            out.push_str(&format!(
+                "- #{} @{} on {}{}: {}\n",
+                issue.number,
+                visible_line(&issue.reviewer),
+                visible_line(&issue.location()),
+                if answer.auto_resolve {
+                    " (then resolved)"
+                } else {
+                    ""
+                },
+                visible_line(answer.instruction.trim())
+            ));
+        }
+    }
     out.push_str(&format!(
-        "\nCode fix tasks: {}\nReply-only items: {replies}\nSkipped: {skipped}\nDispatch mode: {}\n",
+        "\nCode fix tasks: {}\nReply-only items: {}\nSkipped: {skipped}\nDispatch mode: {}\n",
         tasks.len(),
+        replies.len(),
         match mode {
             DispatchMode::Solo => "Solo",
             DispatchMode::Team => "Team (parallel, one git worktree each)",
@@ -492,7 +521,12 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
             let lines: Vec<String> = sorted
                 .unclear
                 .iter()
-                .map(|(i, text)| followup::clarification(i.number, text))
+                .map(|(i, text)| {
+                    let hint = followup::read_instruction(text)
+                        .hint
+                        .map_or_else(String::new, |h| format!("\n  hint: {h}"));
+                    followup::clarification(i.number, &visible_line(text)) + &hint
+                })
                 .collect();
             output::human(&(lines.join("\n") + "\n")).map_err(CliError::Output)?;
             return Err(CliError::Usage {
@@ -500,7 +534,10 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                     "{} instruction(s) are ambiguous; nothing was done",
                     sorted.unclear.len()
                 ),
-                hint: Some("answer them with fix, reply or skip, and run again".to_owned()),
+                hint: Some(
+                    "start each with `fix:` (a code change) or `reply:` (a comment, posted as written), or write `skip`, and run again"
+                        .to_owned(),
+                ),
             });
         }
         if sorted.fixes.is_empty() && sorted.replies.is_empty() {
@@ -527,7 +564,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
         output::narrate(&preview(
             &tasks,
             mode,
-            sorted.replies.len(),
+            &sorted.replies,
             sorted.skipped.len(),
             &issues,
         ));

@@ -1139,3 +1139,96 @@ async fn a_denied_commit_left_by_a_killed_run_is_not_taken_up() {
     assert_eq!(s.run(&["--finish"]).code, 0);
     assert!(s.replies("CACHE").is_empty(), "no reply claims the fix");
 }
+
+/// Regression: instructions were read by keyword. "no change needed" and "This change is
+/// intentional because..." went to the agent as fixes (they say "change"), "Use a HashMap here
+/// instead" was posted to the reviewer as a reply, and "no action" and "comment only" were
+/// posted verbatim. Now refusals and explanations are replies, imperatives are fixes, "no
+/// action" is a skip, "comment only" is unclear, and the preview shows each reply's text before
+/// anything is confirmed.
+#[tokio::test(flavor = "multi_thread")]
+async fn instructions_are_read_by_meaning_and_replies_are_previewed_word_for_word() {
+    let s = Setup::new().await;
+    s.env.write("agent.sh", "touch AGENT_RAN\n");
+    s.env.write(
+        "answers.json",
+        r#"{"status": "submitted", "issues": {
+            "CACHE": {"instruction": "no change needed", "autoResolve": true},
+            "API": {"instruction": "Use a HashMap here instead", "autoResolve": true},
+            "NAME": {"instruction": "no action", "autoResolve": true},
+            "MEI": {"instruction": "This change is intentional because the API batches writes."}}}"#,
+    );
+    // Unconfirmed: the preview lists every reply as it will be posted, and nothing is posted.
+    let out = s.run(&["--answers", "answers.json"]);
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    for line in [
+        "| Unbounded cache | #1 | src/cache.rs:1 | — | reply-only |",
+        "Replies to post, as written:",
+        "- #1 @coderabbitai on src/cache.rs:1 (then resolved): no change needed",
+        "- #4 @mei on src/lib.rs:9: This change is intentional because the API batches writes.",
+        "Code fix tasks: 1\nReply-only items: 2\nSkipped: 1",
+    ] {
+        assert!(out.stderr.contains(line), "{line:?} in\n{}", out.stderr);
+    }
+    assert!(
+        s.github.mutations().is_empty(),
+        "nothing before confirmation"
+    );
+
+    let out = s.run(&[
+        "--answers",
+        "answers.json",
+        "--yes",
+        "--agent-cmd",
+        "sh agent.sh",
+    ]);
+    assert!(
+        s.env.dir().join("AGENT_RAN").exists(),
+        "the imperative is a fix task"
+    );
+    let task =
+        std::fs::read_to_string(crate::common::state_dir(s.env.dir()).join("followup/task-1.md"))
+            .unwrap();
+    assert!(task.contains("Use a HashMap here instead"), "{task}");
+    assert!(!task.contains("no change needed"), "{task}");
+    assert!(!task.contains("intentional"), "{task}");
+    assert_eq!(s.replies("CACHE").len(), 1);
+    assert!(s.replies("CACHE")[0].starts_with("no change needed"));
+    assert!(s.resolved("CACHE"));
+    assert_eq!(s.replies("MEI").len(), 1);
+    assert!(!s.resolved("MEI"), "auto-resolve was not checked");
+    assert!(
+        s.replies("API").is_empty(),
+        "the fix is not posted as a reply"
+    );
+    assert!(s.replies("NAME").is_empty(), "\"no action\" posts nothing");
+    assert!(!s.resolved("NAME"));
+    assert!(out.stdout.contains("Replies posted: 2"), "{}", out.stdout);
+
+    // "comment only" says a reply is wanted, not what it says: unclear, nothing posted.
+    let before = s.github.mutations().len();
+    let out =
+        s.answer(r#"{"status": "submitted", "issues": {"API": {"instruction": "comment only"}}}"#);
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("instruction is ambiguous: 'comment only'.")
+            && out.stdout.contains("`reply: <text>`"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(s.github.mutations().len(), before);
+
+    // The explicit forms win: `reply:` posts exactly its text, imperative or not.
+    let out = s.answer(
+        r#"{"status": "submitted", "issues": {"API": {"instruction": "reply: Make the timeout configurable in a follow-up, tracked separately."}}}"#,
+    );
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let replies = s.replies("API");
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert!(
+        replies[0].starts_with("Make the timeout configurable in a follow-up, tracked separately."),
+        "{}",
+        replies[0]
+    );
+}

@@ -11,6 +11,9 @@
 //! - [`form`]: what the form shows and what it returns.
 
 pub mod form;
+mod instruction;
+
+pub use instruction::{Intent, Reading, intent, read_instruction};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -418,147 +421,6 @@ fn suggestion(i: &Issue) -> FormSuggestion {
     }
 }
 
-/// What an instruction asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Intent {
-    /// Nothing.
-    Skip,
-    /// A reply with the instruction's text.
-    Reply,
-    /// A code change.
-    Fix,
-    /// Cannot tell: ask the operator.
-    Unclear,
-}
-
-/// Verbs that ask for a code change, in the languages the rules know.
-const FIX_WORDS: &[&str] = &[
-    "fix",
-    "fixes",
-    "refactor",
-    "add",
-    "remove",
-    "update",
-    "change",
-    "rename",
-    "delete",
-    "replace",
-    "move",
-    "extract",
-    "implement",
-    "rewrite",
-    "revert",
-    "apply",
-    "convert",
-    "validate",
-    "guard",
-    "wrap",
-    "split",
-    "inline",
-    "simplify",
-    "drop",
-    "bump",
-    "pin",
-];
-
-/// Code-change words in other scripts and languages (matched as substrings).
-const FIX_STEMS: &[&str] = &[
-    "수정",
-    "고쳐",
-    "고치",
-    "추가",
-    "삭제",
-    "변경",
-    "리팩",
-    "修正",
-    "追加",
-    "削除",
-    "変更",
-    "修复",
-    "修改",
-    "添加",
-    "删除",
-    "更改",
-    "arregla",
-    "corrige",
-    "añade",
-    "elimina",
-    "cambia",
-    "behebe",
-    "korrigiere",
-    "füge",
-    "entferne",
-    "ändere",
-    "ajoute",
-    "supprime",
-    "modifie",
-    "remplace",
-];
-
-/// Placeholders that say nothing.
-const UNCLEAR: &[&str] = &[
-    "test", "testing", "hmm", "hm", "?", "??", "maybe", "check", "tbd", "todo", "idk", "later",
-    "wip", "x", "...", "ok?", "perhaps", "not sure", "?!",
-];
-
-/// Reads an instruction: blank is skip; a code-change verb is a fix (even inside an
-/// explanation); other text in a known language is a reply; placeholders, very short text and
-/// text in a language the rules do not know are unclear.
-///
-/// ```
-/// use review_core::followup::{intent, Intent};
-///
-/// assert_eq!(intent("  "), Intent::Skip);
-/// assert_eq!(intent("This is intentional because the cache is bounded elsewhere."), Intent::Reply);
-/// assert_eq!(intent("Fix the validation and add a test"), Intent::Fix);
-/// assert_eq!(intent("intentional, but rename it to max_entries"), Intent::Fix);
-/// assert_eq!(intent("hmm"), Intent::Unclear);
-/// assert_eq!(intent("검증 로직을 수정해 주세요"), Intent::Fix);
-/// assert_eq!(intent("Это сделано намеренно"), Intent::Unclear);
-/// ```
-pub fn intent(instruction: &str) -> Intent {
-    let text = instruction.trim();
-    if text.is_empty() {
-        return Intent::Skip;
-    }
-    let lower = text.to_lowercase();
-    if UNCLEAR.contains(&lower.trim_end_matches(['.', '!']).trim()) {
-        return Intent::Unclear;
-    }
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .collect();
-    if words.iter().any(|w| FIX_WORDS.contains(w)) || FIX_STEMS.iter().any(|s| lower.contains(s)) {
-        return Intent::Fix;
-    }
-    if words.iter().all(|w| !w.chars().any(char::is_alphabetic)) {
-        return Intent::Unclear;
-    }
-    if !known_script(text) {
-        return Intent::Unclear;
-    }
-    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
-    let cjk = text.chars().any(is_cjk);
-    if (cjk && letters < 3) || (!cjk && (words.len() < 2 || letters < 6)) {
-        return Intent::Unclear;
-    }
-    Intent::Reply
-}
-
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32, 0x1100..=0x11FF | 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF)
-}
-
-/// Whether the letters of `text` are Latin, Hangul, Kana or Han: scripts of the languages the
-/// rules know.
-fn known_script(text: &str) -> bool {
-    text.chars()
-        .filter(|c| c.is_alphabetic())
-        .all(|c| c.is_ascii_alphabetic() || is_cjk(c) || matches!(c as u32, 0xC0..=0x24F))
-}
-
 /// The clarification the workflow asks for an unclear instruction.
 pub fn clarification(number: usize, text: &str) -> String {
     format!(
@@ -581,7 +443,9 @@ pub struct Sorted {
 }
 
 /// Sorts the answers of a submitted form by intent (the selector wins over the text, except
-/// that a fix or reply with no text is unclear).
+/// that a fix or reply with no text is unclear). Each answer's instruction becomes the text
+/// that goes with its intent: for a reply, what is posted (an explicit `reply:` taken off); for
+/// a fix, the task's instruction.
 pub fn sort(issues: &[Issue], answers: &FormAnswers) -> Sorted {
     let mut out = Sorted::default();
     for issue in issues {
@@ -590,15 +454,26 @@ pub fn sort(issues: &[Issue], answers: &FormAnswers) -> Sorted {
             .get(&issue.thread_id)
             .cloned()
             .unwrap_or_default();
+        let mut answer = answer;
         let text = answer.instruction.trim().to_owned();
-        let chosen = match answer.action {
-            ChosenAction::Auto => intent(&text),
-            ChosenAction::Skip => Intent::Skip,
-            ChosenAction::Fix if text.is_empty() => Intent::Unclear,
-            ChosenAction::Reply if text.is_empty() => Intent::Unclear,
-            ChosenAction::Fix => Intent::Fix,
-            ChosenAction::Reply => Intent::Reply,
+        let reading = read_instruction(&text);
+        // The selector wins over the rules; an explicit `reply:` or `fix:` still loses its prefix.
+        let body = |wanted: Intent| {
+            if reading.intent == wanted {
+                reading.text.clone()
+            } else {
+                text.clone()
+            }
         };
+        let (chosen, body) = match answer.action {
+            ChosenAction::Auto => (reading.intent, reading.text.clone()),
+            ChosenAction::Skip => (Intent::Skip, String::new()),
+            ChosenAction::Fix if text.is_empty() => (Intent::Unclear, text.clone()),
+            ChosenAction::Reply if text.is_empty() => (Intent::Unclear, text.clone()),
+            ChosenAction::Fix => (Intent::Fix, body(Intent::Fix)),
+            ChosenAction::Reply => (Intent::Reply, body(Intent::Reply)),
+        };
+        answer.instruction = body;
         match chosen {
             Intent::Skip => out.skipped.push(issue.clone()),
             Intent::Reply => out.replies.push((issue.clone(), answer)),
