@@ -99,9 +99,18 @@ pub struct FollowupArgs {
 #[serde(rename_all = "camelCase")]
 struct Completion {
     thread_id: String,
+    /// The fix's commit; empty for a task carried out by hand (then `since` is set).
     sha: String,
     what: String,
     lang: Lang,
+    /// For a task printed for you to carry out (no agent): the commit HEAD was at then. The
+    /// fix is a commit on the PR's head that names the thread in a `Review-Thread:` trailer,
+    /// else the newest commit after this one that touches `files` (any, for general comments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    since: Option<String>,
+    /// The task's files, for a task carried out by hand.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    files: Vec<String>,
 }
 
 /// A review group to hide once all its threads are resolved.
@@ -132,6 +141,16 @@ struct FollowupState {
     hide: Vec<Hide>,
     #[serde(default)]
     started: Vec<Started>,
+}
+
+impl FollowupState {
+    /// Records `picked`, in place of what was owed for the same threads before (a task carried
+    /// out by hand and then by an agent is answered once, for the agent's commit).
+    fn record(&mut self, picked: Vec<Completion>) {
+        self.completions
+            .retain(|c| !picked.iter().any(|p| p.thread_id == c.thread_id));
+        self.completions.extend(picked);
+    }
 }
 
 /// What the run did, for the wrap-up.
@@ -190,6 +209,54 @@ fn check_groups(answers: &FormAnswers, issues: &[Issue]) -> Result<(), CliError>
         hint: Some(format!(
             "name only the groups shown (the form's `data-group`; here: {}), or answer with the form",
             visible_line(&shown.join(", "))
+        )),
+    })
+}
+
+/// Refuses answers that name a thread the pull request does not have (a mistyped id, another
+/// pull request's): an answer that went nowhere would leave its thread silently unhandled. A
+/// thread of the pull request that is resolved now is said to be left out. Nothing has been
+/// posted when this fails.
+fn check_threads(
+    answers: &FormAnswers,
+    issues: &[Issue],
+    pr: &PullRequest,
+) -> Result<(), CliError> {
+    let mut unknown = Vec::new();
+    for id in answers
+        .issues
+        .keys()
+        .filter(|id| !issues.iter().any(|i| &i.thread_id == *id))
+    {
+        if pr.thread(&ThreadId(id.clone())).is_some() {
+            output::narrate(&format!(
+                "[followup] thread {} is resolved: its answer is left out",
+                visible_line(id)
+            ));
+        } else {
+            unknown.push(visible_line(&format!("{id:?}")).into_owned());
+        }
+    }
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<String> = issues
+        .iter()
+        .map(|i| format!("#{} {}", i.number, visible_line(&i.thread_id)))
+        .collect();
+    Err(CliError::Usage {
+        message: format!(
+            "the answers name {} this follow-up does not show: {}; nothing was posted",
+            if unknown.len() == 1 {
+                "a thread"
+            } else {
+                "threads"
+            },
+            unknown.join(", ")
+        ),
+        hint: Some(format!(
+            "use the ids of the summary's Thread column (here: {}), or answer with the form",
+            shown.join(", ")
         )),
     })
 }
@@ -510,6 +577,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                 })?,
         };
         check_groups(&answers, &issues)?;
+        check_threads(&answers, &issues, &pr)?;
         let json = serde_json::to_string(&answers).unwrap_or_default();
         output::stdout(&format!("{json}\n")).map_err(CliError::Output)?;
         if answers.status != FormStatus::Submitted {
@@ -643,8 +711,30 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
             message: "fix tasks run in a clone of the repository".to_owned(),
             hint: Some("run review followup inside the pull request's clone".to_owned()),
         })?;
+        let completions_of = |task: &Task, sha: &str| -> Vec<Completion> {
+            task.instructions
+                .iter()
+                .filter(|(id, _)| task.auto_resolve.get(id).copied().unwrap_or(false))
+                .map(|(id, text)| {
+                    let lang = lang_of(id);
+                    let summary = issues
+                        .iter()
+                        .find(|i| &i.thread_id == id)
+                        .map_or("", |i| i.summary.as_str());
+                    Completion {
+                        thread_id: id.clone(),
+                        sha: sha.to_owned(),
+                        what: followup::what_was_done(text, summary, lang),
+                        lang,
+                        since: None,
+                        files: Vec::new(),
+                    }
+                })
+                .collect()
+        };
         match agent.filter(|a| !a.trim().is_empty()) {
             None => {
+                let since = vcs.head_id().ok();
                 for (n, task) in tasks.iter().enumerate() {
                     let text = describe(&pr, task, &issues)?;
                     output::human(&format!(
@@ -654,10 +744,21 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                         text
                     ))
                     .map_err(CliError::Output)?;
+                    // Auto-resolve is owed all the same: once your fix is on the PR's head,
+                    // `--finish` answers and resolves these threads.
+                    if let Some(since) = &since {
+                        let owed = completions_of(task, "").into_iter().map(|c| Completion {
+                            since: Some(since.clone()),
+                            files: task.files.clone(),
+                            ..c
+                        });
+                        state.record(owed.collect());
+                    }
                 }
-                output::narrate(
-                    "[followup] no agent command (--agent-cmd or commands.agent): the tasks are printed above for you to carry out",
-                );
+                output::narrate(&format!(
+                    "[followup] no agent command (--agent-cmd or commands.agent): the tasks are printed above for you to carry out; commit each fix (a `{} <thread id>` trailer names its thread), push, then run `review followup --finish` to answer and resolve the threads marked auto-resolve",
+                    crate::git::THREAD_TRAILER
+                ));
             }
             Some(agent) => {
                 let path = state_path(vcs, &pr)?;
@@ -667,28 +768,18 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                         message: e.describe("follow-up state"),
                         hint: Some("it was left as it is".to_owned()),
                     })?;
-                let completions_of = |task: &Task, sha: &str| -> Vec<Completion> {
-                    task.instructions
-                        .iter()
-                        .filter(|(id, _)| task.auto_resolve.get(id).copied().unwrap_or(false))
-                        .map(|(id, text)| Completion {
-                            thread_id: id.clone(),
-                            sha: sha.to_owned(),
-                            what: text.clone(),
-                            lang: lang_of(id),
-                        })
-                        .collect()
-                };
                 // Tasks an earlier run finished, or whose agent committed before the run was
                 // killed, are not dispatched again.
                 let head = vcs.head_id().unwrap_or_default();
                 let mut todo: Vec<&Task> = Vec::new();
                 for task in &tasks {
                     let done = !task.threads.is_empty()
-                        && task
-                            .threads
-                            .iter()
-                            .all(|t| saved.completions.iter().any(|c| &c.thread_id == t));
+                        && task.threads.iter().all(|t| {
+                            saved
+                                .completions
+                                .iter()
+                                .any(|c| &c.thread_id == t && c.since.is_none())
+                        });
                     let killed = saved
                         .started
                         .iter()
@@ -722,7 +813,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                         let threads = task.threads.clone();
                         update_state(&path, |st| {
                             st.started.retain(|s| s.threads != threads);
-                            st.completions.extend(picked);
+                            st.record(picked);
                         })?;
                         tally.tasks_done += 1;
                     } else {
@@ -749,7 +840,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                             let threads = todo[i].threads.clone();
                             update_state(&path, |st| {
                                 st.started.retain(|s| s.threads != threads);
-                                st.completions.extend(picked);
+                                st.record(picked);
                             })
                         }
                     };
@@ -808,7 +899,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
     if let Some(vcs) = &vcs {
         let path = state_path(vcs, &pr)?;
         crate::state::update(&path, |saved: &mut FollowupState| {
-            saved.completions.append(&mut state.completions);
+            saved.record(std::mem::take(&mut state.completions));
             for h in state.hide.drain(..) {
                 if !saved.hide.iter().any(|s| s.group == h.group) {
                     saved.hide.push(h);
@@ -897,14 +988,27 @@ async fn finish(
             continue;
         }
         // The fix as it landed on the PR's head (a rebase before the push changes its id).
-        let Some(landed) =
-            crate::commands::respond::landed_fix(Some(vcs), &pr, &c.thread_id, &c.sha)
-        else {
+        let landed = match &c.since {
+            None => crate::commands::respond::landed_fix(Some(vcs), &pr, &c.thread_id, &c.sha),
+            Some(since) => manual_fix(vcs, &pr, &c.thread_id, since, &c.files),
+        };
+        let Some(landed) = landed else {
             tally.waiting += 1;
-            output::narrate(&format!(
-                "[followup] {id}: fixed in {}, which is not on the PR yet; push, then run `review followup --finish`",
-                c.sha
-            ));
+            match &c.since {
+                None => output::narrate(&format!(
+                    "[followup] {id}: fixed in {}, which is not on the PR yet; push, then run `review followup --finish`",
+                    c.sha
+                )),
+                Some(_) => output::narrate(&format!(
+                    "[followup] {id}: no fix for it on the PR's head yet (a commit after the follow-up touching {}, or naming the thread in a `{}` trailer); commit and push it, then run `review followup --finish`",
+                    if c.files.is_empty() {
+                        "any file".to_owned()
+                    } else {
+                        visible_line(&c.files.join(", ")).into_owned()
+                    },
+                    crate::git::THREAD_TRAILER
+                )),
+            }
             left.completions.push(c);
             continue;
         };
@@ -1000,6 +1104,32 @@ async fn finish(
         path: path.clone(),
         message: format!("cannot record what is left: {e}"),
         hint: None,
+    })
+}
+
+/// The fix of a task carried out by hand, once on the PR's head: the commit whose trailer
+/// names `thread`, else the newest commit of `since..head` that touches one of `files` (any
+/// commit there, when the task has no files).
+fn manual_fix(
+    vcs: &GitVcs,
+    pr: &PullRequest,
+    thread: &str,
+    since: &str,
+    files: &[String],
+) -> Option<String> {
+    if let Some(sha) = crate::commands::respond::landed_fix(Some(vcs), pr, thread, "") {
+        return Some(sha);
+    }
+    let head = pr.head_sha.0.as_str();
+    if !vcs.has_commit(head) || !vcs.is_ancestor(since, head) {
+        return None;
+    }
+    let commits = vcs.commits_between(since, head).ok()?;
+    commits.into_iter().rev().find(|sha| {
+        files.is_empty()
+            || vcs
+                .paths_changed_by(sha)
+                .is_ok_and(|paths| paths.iter().any(|p| files.contains(p)))
     })
 }
 

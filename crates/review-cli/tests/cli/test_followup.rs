@@ -1232,3 +1232,192 @@ async fn instructions_are_read_by_meaning_and_replies_are_previewed_word_for_wor
         replies[0]
     );
 }
+
+/// Regression: in parallel worktrees, an agent that edited but did not commit "made no commit",
+/// and its worktree was removed with its work. The worktree is kept (by the next run too), its
+/// path printed with how to see the changes, and nothing of it is merged.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_parallel_agent_that_edits_without_committing_keeps_its_worktree() {
+    let s = Setup::new().await;
+    s.env.write(
+        "agent.sh",
+        r#"set -e
+file=$(grep -o 'src/[a-z]*\.rs' "$REVIEW_TASK_FILE" | head -n 1)
+echo "// fixed" >> "$file"
+if [ "$file" = src/api.rs ]; then git add "$file"; git commit -q -m "fix: $file"; fi
+"#,
+    );
+    let agent = s.env.dir().join("agent.sh");
+    s.env.write(
+        "answers.json",
+        r#"{"status": "submitted", "issues": {
+            "CACHE": {"instruction": "fix the eviction", "autoResolve": true},
+            "API": {"instruction": "fix the status code", "autoResolve": true}}}"#,
+    );
+    let agent_cmd = format!("sh {}", agent.display());
+    let args = [
+        "--answers",
+        "answers.json",
+        "--yes",
+        "--agent-cmd",
+        agent_cmd.as_str(),
+    ];
+    let out = s.run(&args);
+    let dir = s.env.dir();
+    assert!(
+        out.stderr
+            .contains("the agent made no commit but left changes, kept in the worktree "),
+        "{}",
+        out.stderr
+    );
+    let trees = git_out(dir, &["worktree", "list", "--porcelain"]);
+    let kept: Vec<&str> = trees
+        .lines()
+        .filter_map(|l| l.strip_prefix("worktree "))
+        .filter(|p| p.contains("worktree-"))
+        .collect();
+    assert_eq!(kept.len(), 1, "{trees}");
+    let kept = std::path::PathBuf::from(kept[0]);
+    assert!(
+        out.stderr
+            .contains(&format!("`git -C {} diff`", kept.display())),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        std::fs::read_to_string(kept.join("src/cache.rs"))
+            .unwrap()
+            .contains("// fixed"),
+        "the agent's edit is still there"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("src/cache.rs")).unwrap(),
+        "// cache.rs\n",
+        "not merged into the clone"
+    );
+    assert_eq!(
+        git_out(dir, &["show", "--name-only", "--format=", "HEAD"]),
+        "src/api.rs",
+        "the other task merged"
+    );
+    assert!(
+        out.stdout
+            .contains("Fix tasks dispatched: 2 (completed: 1)"),
+        "{}",
+        out.stdout
+    );
+
+    // The next parallel run clears stale worktrees, but not this one.
+    s.github.update_pull_request(&repo(), 1, |pr| {
+        pr.threads.retain(|t| t.id.0 != "API");
+        pr.threads.push(
+            PrBuilder::new()
+                .thread(
+                    "API2",
+                    "src/api.rs",
+                    1,
+                    &[(bot("coderabbitai"), "**Wrong status code.** again")],
+                )
+                .build()
+                .threads
+                .remove(0),
+        );
+    });
+    s.env.write(
+        "answers.json",
+        r#"{"status": "submitted", "issues": {
+            "NAME": {"instruction": "fix the name", "autoResolve": true},
+            "API2": {"instruction": "fix the status code", "autoResolve": true}}}"#,
+    );
+    let out = s.run(&args);
+    assert!(out.stderr.contains("in parallel"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains(&format!("kept the worktree {}", kept.display())),
+        "{}",
+        out.stderr
+    );
+    assert!(kept.join("src/cache.rs").exists(), "still kept");
+}
+
+/// Regression: without `--agent-cmd` the tasks were printed and auto-resolve was never
+/// recorded, so `--finish` after a fix made by hand and pushed answered nothing. It is recorded:
+/// `--finish` finds the fix on the PR's head (a commit after the follow-up touching the task's
+/// file), replies "Fixed in <sha>" and resolves the thread.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fix_made_by_hand_is_answered_and_resolved_by_finish() {
+    let s = Setup::new().await;
+    let out = s.answer(
+        r#"{"status": "submitted", "issues": {"CACHE": {"instruction": "Add an LRU bound of 1000 entries", "autoResolve": true}}}"#,
+    );
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("### Task 1:"), "{}", out.stdout);
+    assert!(out.stderr.contains("--finish"), "{}", out.stderr);
+    assert!(
+        out.stdout.contains("Fix replies waiting for a push: 1"),
+        "{}",
+        out.stdout
+    );
+    let dir = s.env.dir();
+    // Before the fix: nothing is claimed.
+    assert_eq!(s.run(&["--finish"]).code, 0);
+    assert!(s.replies("CACHE").is_empty());
+    // The user fixes it by hand, with an unrelated commit after it, and pushes.
+    std::fs::write(dir.join("src/cache.rs"), "// cache.rs, bounded\n").unwrap();
+    git(dir, &["add", "src/cache.rs"]);
+    commit(dir, "Bound the cache");
+    let fix = git_out(dir, &["rev-parse", "--short=7", "HEAD"]);
+    std::fs::write(dir.join("NOTES.md"), "notes\n").unwrap();
+    git(dir, &["add", "NOTES.md"]);
+    commit(dir, "notes");
+    let head = git_out(dir, &["rev-parse", "HEAD"]);
+    s.github
+        .update_pull_request(&repo(), 1, |pr| pr.head_sha = CommitId(head.clone()));
+    let out = s.run(&["--finish"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let replies = s.replies("CACHE");
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert!(
+        replies[0].contains(&format!("Fixed in {fix}: Add an LRU bound of 1000 entries")),
+        "{}",
+        replies[0]
+    );
+    assert!(s.resolved("CACHE"));
+    let before = s.github.mutations().len();
+    assert_eq!(s.run(&["--finish"]).code, 0);
+    assert_eq!(s.github.mutations().len(), before, "once");
+}
+
+/// Regression: an answers file with a mistyped thread id ended "No action taken": its answer
+/// went nowhere, silently. Unknown ids are refused (exit 2) by name before anything is posted,
+/// and the summary shows each thread's id.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answers_file_naming_an_unknown_thread_is_refused() {
+    let s = Setup::new().await;
+    let out = s.answer(
+        r#"{"status": "submitted", "issues": {
+            "CACHE": {"instruction": "Add an LRU bound"},
+            "CAHCE": {"instruction": "Add an LRU bound"},
+            "MIE": {"instruction": "reply: We batch on purpose."}}}"#,
+    );
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains(
+            "error: the answers name threads this follow-up does not show: \"CAHCE\", \"MIE\"; nothing was posted"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("hint: use the ids of the summary's Thread column (here: #1 CACHE, #2 API, #3 NAME, #4 MEI), or answer with the form"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("| 1 | @coderabbitai | src/cache.rs:1 | Unbounded cache | none | CACHE |"),
+        "{}",
+        out.stderr
+    );
+    assert!(s.github.mutations().is_empty());
+}

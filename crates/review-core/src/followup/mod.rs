@@ -229,7 +229,8 @@ impl Summary {
         }
     }
 
-    /// The summary as Markdown: counts, one line per thread, and the clusters. It is for people
+    /// The summary as Markdown: counts, one line per thread (with its thread id, the key of its
+    /// answer in an answers file), and the clusters. It is for people
     /// (the terminal, the form): what comes from the pull request is shown with
     /// [`visible_line`], on one line and with its control characters escaped.
     pub fn markdown(&self, issues: &[Issue]) -> String {
@@ -253,18 +254,19 @@ impl Summary {
             "Candidate parallel groups: {} (based on file independence)\n",
             self.parallel_groups
         );
-        out.push_str("| # | Reviewer | File:Line | Summary | Severity |\n");
-        out.push_str("|---|----------|-----------|---------|----------|\n");
+        out.push_str("| # | Reviewer | File:Line | Summary | Severity | Thread |\n");
+        out.push_str("|---|----------|-----------|---------|----------|--------|\n");
         for i in issues {
             let _ = writeln!(
                 out,
-                "| {} | @{} | {}{} | {} | {} |",
+                "| {} | @{} | {}{} | {} | {} | {} |",
                 i.number,
                 visible_line(&i.reviewer),
                 visible_line(&i.location()),
                 if i.outdated { " (outdated)" } else { "" },
                 visible_line(&i.summary).replace('|', "\\|"),
-                i.severity.as_str()
+                i.severity.as_str(),
+                visible_line(&i.thread_id).replace('|', "\\|")
             );
         }
         if !self.clusters.is_empty() {
@@ -811,16 +813,44 @@ pub fn language_of<'a>(texts: impl IntoIterator<Item = &'a str>) -> Lang {
     best.map_or(Lang::En, |(_, l)| l)
 }
 
-/// The completion reply: `Fixed in <short sha>: <what>` in `lang`.
+/// What a completion reply says was done, in the conversation's language `lang`: the
+/// operator's instruction for the thread when it is written in that language, else the
+/// reviewer's own summary of the finding (which is, by construction). On one line.
+///
+/// ```
+/// use review_core::followup::{what_was_done, Lang};
+///
+/// assert_eq!(what_was_done("Add an LRU bound", "Unbounded cache", Lang::En), "Add an LRU bound");
+/// assert_eq!(
+///     what_was_done("Add an LRU bound", "캐시 크기 제한이 없습니다", Lang::Ko),
+///     "캐시 크기 제한이 없습니다"
+/// );
+/// ```
+pub fn what_was_done(instruction: &str, summary: &str, lang: Lang) -> String {
+    let instruction = instruction.split_whitespace().collect::<Vec<_>>().join(" ");
+    let summary = summary.split_whitespace().collect::<Vec<_>>().join(" ");
+    if !instruction.is_empty() && language_of([instruction.as_str()]) == lang || summary.is_empty()
+    {
+        instruction
+    } else {
+        summary
+    }
+}
+
+/// The completion reply: `Fixed in <short sha>: <what>` in `lang`, with the references in `what`
+/// made inert ([`inert_references`](crate::text::inert_references): a `#1` there is the
+/// follow-up's issue number, not the repository's issue 1).
 ///
 /// ```
 /// use review_core::followup::{fixed_reply, Lang};
 ///
 /// assert_eq!(fixed_reply(Lang::En, "3f2a9c1", "bounded the cache"), "Fixed in 3f2a9c1: bounded the cache");
 /// assert_eq!(fixed_reply(Lang::Ko, "3f2a9c1", "캐시 크기 제한"), "3f2a9c1에서 수정했습니다: 캐시 크기 제한");
+/// assert_eq!(fixed_reply(Lang::En, "3f2a9c1", "same as #1"), "Fixed in 3f2a9c1: same as `#1`");
 /// ```
 pub fn fixed_reply(lang: Lang, sha: &str, what: &str) -> String {
-    let what = what.trim().trim_end_matches('.');
+    let what = crate::text::inert_references(what.trim().trim_end_matches('.'));
+    let what = what.as_str();
     match lang {
         Lang::En => format!("Fixed in {sha}: {what}"),
         Lang::Ko => format!("{sha}에서 수정했습니다: {what}"),
