@@ -105,8 +105,14 @@ impl Setup {
     }
 
     fn answer(&self, json: &str) -> Output {
+        self.answer_with(json, &[])
+    }
+
+    fn answer_with(&self, json: &str, more: &[&str]) -> Output {
         self.env.write("answers.json", json);
-        self.run(&["--answers", "answers.json", "--yes"])
+        let mut args = vec!["--answers", "answers.json", "--yes"];
+        args.extend_from_slice(more);
+        self.run(&args)
     }
 
     fn replies(&self, thread: &str) -> Vec<String> {
@@ -656,7 +662,7 @@ async fn outdated_threads_and_general_comments_are_flagged_in_the_summary() {
     );
     assert!(
         out.stderr
-            .contains("| 2 | @coderabbitai | src/api.rs (outdated) |"),
+            .contains("| 2 | @coderabbitai | src/api.rs:1 (outdated) |"),
         "{}",
         out.stderr
     );
@@ -802,7 +808,11 @@ async fn the_agents_task_holds_the_prs_text_only_inside_its_fence() {
         "--agent-cmd",
         "sh agent.sh",
     ]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.code, 1,
+        "the agent made no commit: {}\n{}",
+        out.stdout, out.stderr
+    );
     let task = std::fs::read_to_string(s.env.dir().join("seen-task.md")).unwrap();
     assert_eq!(
         std::fs::read_to_string(s.env.dir().join("seen-stdin.md")).unwrap(),
@@ -968,7 +978,11 @@ git commit -q -m "fix: cache"
         "--agent-cmd",
         "sh agent.sh",
     ]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.code, 1,
+        "its one task failed: {}\n{}",
+        out.stdout, out.stderr
+    );
     let dir = s.env.dir();
     let sha = git_out(dir, &["rev-parse", "--short=7", "HEAD"]);
     assert_eq!(
@@ -993,6 +1007,12 @@ git commit -q -m "fix: cache"
         out.stdout.contains("Fix replies waiting for a push: 0"),
         "{}",
         out.stdout
+    );
+    assert!(
+        out.stderr
+            .contains("error: 1 fix task failed: no fix was made, and its threads stay open"),
+        "the wrap-up, then the failure: {}",
+        out.stderr
     );
     // Pushed anyway: no reply claims the fix.
     let head = git_out(dir, &["rev-parse", "HEAD"]);
@@ -1123,7 +1143,11 @@ async fn a_denied_commit_left_by_a_killed_run_is_not_taken_up() {
         "--agent-cmd",
         "sh must_not_run.sh",
     ]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.code, 1,
+        "its one task failed: {}\n{}",
+        out.stdout, out.stderr
+    );
     assert!(
         out.stderr.contains(
             "touches .github/CODEOWNERS, a deny-listed path; left in place for you to inspect, not counted as done; its threads stay open"
@@ -1298,7 +1322,8 @@ if [ "$file" = src/api.rs ]; then git add "$file"; git commit -q -m "fix: $file"
     assert_eq!(
         git_out(dir, &["show", "--name-only", "--format=", "HEAD"]),
         "src/api.rs",
-        "the other task merged"
+        "the other task merged: {}",
+        out.stderr
     );
     assert!(
         out.stdout
@@ -1420,4 +1445,104 @@ async fn an_answers_file_naming_an_unknown_thread_is_refused() {
         out.stderr
     );
     assert!(s.github.mutations().is_empty());
+}
+
+/// Regression: an outdated thread lost its line (GitHub reports only its original line), a
+/// comment on a whole file showed as its path, not "general comment", and with a translator the
+/// summary's line per thread stayed untranslated.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_summary_keeps_outdated_lines_names_general_comments_and_is_translated() {
+    let s = Setup::new().await;
+    s.github.update_pull_request(&repo(), 1, |pr| {
+        for t in &mut pr.threads {
+            match t.id.0.as_str() {
+                "CACHE" => {
+                    t.is_outdated = true;
+                    t.lines = Some(review_core::model::LineRange::new(7, 7));
+                }
+                "API" => {
+                    t.subject_type = review_core::model::SubjectType::File;
+                    t.lines = None;
+                }
+                _ => {}
+            }
+        }
+    });
+    s.env.write(
+        "translate.sh",
+        "input=$(cat)\ncase \"$input\" in\n  *one-line*) echo 'TRANSLATED SUMMARY' ;;\n  *) echo 'TRANSLATED COMMENT' ;;\nesac\n",
+    );
+    s.env.write("answers.json", r#"{"status": "cancelled"}"#);
+    let out = s.run(&[
+        "--answers",
+        "answers.json",
+        "--translator-cmd",
+        "sh translate.sh",
+    ]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    for row in [
+        "| 1 | @coderabbitai | src/cache.rs:7 (outdated) | TRANSLATED SUMMARY | none | CACHE |",
+        "| 2 | @coderabbitai | general comment | TRANSLATED SUMMARY | none | API |",
+    ] {
+        assert!(out.stderr.contains(row), "{row:?} in\n{}", out.stderr);
+    }
+    assert!(
+        !out.stderr.contains("| Unbounded cache |"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Regression: the "Fixed in" reply pasted the operator's instruction as it was, so "#2" (the
+/// follow-up's issue number) linked the repository's issue 2 and "@mei" notified her. The
+/// references are made inert; in a conversation in another language than the instruction, the
+/// reply says what was fixed in the reviewer's words.
+#[tokio::test(flavor = "multi_thread")]
+async fn fixed_replies_say_what_was_done_without_linking_or_mentioning() {
+    let s = Setup::new().await;
+    s.github.update_pull_request(&repo(), 1, |pr| {
+        let api = pr.threads.iter_mut().find(|t| t.id.0 == "API").unwrap();
+        api.comments[0].body =
+            "**상태 코드가 잘못되었습니다.** 404 대신 204를 반환해야 합니다.".into();
+    });
+    s.env.write("agent.sh", AGENT);
+    let agent = s.env.dir().join("agent.sh");
+    let out = s.answer_with(
+        r#"{"status": "submitted", "issues": {
+            "CACHE": {"instruction": "Bound it the way #2 does, as @mei asked", "autoResolve": true},
+            "API": {"instruction": "Return 204 instead of 404", "autoResolve": true}}}"#,
+        &["--agent-cmd", &format!("sh {}", agent.display())],
+    );
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let head = git_out(s.env.dir(), &["rev-parse", "HEAD"]);
+    s.github
+        .update_pull_request(&repo(), 1, |pr| pr.head_sha = CommitId(head.clone()));
+    let out = s.run(&["--finish"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let cache = s.replies("CACHE");
+    assert_eq!(cache.len(), 1, "{cache:?}");
+    assert!(
+        cache[0].contains(": Bound it the way `#2` does, as `@mei` asked"),
+        "{}",
+        cache[0]
+    );
+    let api = s.replies("API");
+    assert_eq!(api.len(), 1, "{api:?}");
+    assert!(
+        api[0].contains("에서 수정했습니다: 상태 코드가 잘못되었습니다"),
+        "in the conversation's language: {}",
+        api[0]
+    );
+    assert!(!api[0].contains("Return 204"), "{}", api[0]);
+}
+
+/// Regression: `--help` wrote the reply as "Fixed in `<sha>`", a form no reply has.
+#[test]
+fn the_help_writes_the_fixed_reply_as_it_is_posted() {
+    let env = TestEnvironment::new();
+    let out = env.run(&["followup", "--help"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let help = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("(\"Fixed in <sha>: ...\")"), "{help}");
+    assert!(!help.contains("`<sha>`"), "{help}");
 }

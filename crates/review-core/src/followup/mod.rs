@@ -40,7 +40,7 @@ pub struct Issue {
     pub reviewer: String,
     /// The file, `None` for a general comment.
     pub path: Option<String>,
-    /// The line, when it has one.
+    /// The line, when it has one: for an outdated thread, the line it was written on.
     pub line: Option<u32>,
     /// The first comment's link.
     pub url: String,
@@ -69,12 +69,12 @@ pub struct Issue {
 }
 
 impl Issue {
-    /// `path:line`, `path`, or `general comment`.
+    /// `path:line`, or `general comment` for a comment without a line (on the pull request, or
+    /// on a whole file).
     pub fn location(&self) -> String {
         match (&self.path, self.line) {
             (Some(p), Some(l)) => format!("{p}:{l}"),
-            (Some(p), None) => p.clone(),
-            (None, _) => "general comment".to_owned(),
+            _ => "general comment".to_owned(),
         }
     }
 }
@@ -122,7 +122,7 @@ pub fn collect(
                     .and_then(|c| c.author.as_ref())
                     .map_or_else(|| "ghost".to_owned(), |a| a.login.clone()),
                 path: (!t.path.is_empty()).then(|| t.path.clone()),
-                line: t.lines.map(|l| l.end),
+                line: t.lines.or(t.original_lines).map(|l| l.end),
                 url: first.map_or_else(String::new, |c| c.url.clone()),
                 outdated: t.is_outdated,
                 top_comment: first.map_or_else(String::new, |c| c.body.clone()),
