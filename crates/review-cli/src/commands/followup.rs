@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::audit::AuditedHost;
 use clap::Args;
-use review_core::followup::form::{FormAnswers, FormStatus, IssueAnswer};
+use review_core::followup::form::{ChosenAction, FormAnswers, FormStatus, IssueAnswer};
 use review_core::followup::{self, DispatchMode, Issue, Lang, Task};
 use review_core::model::{CommentId, PullRequest, ThreadId};
 use review_core::ports::{MinimizeReason, ReviewHost};
@@ -77,6 +77,13 @@ pub struct FollowupArgs {
     /// of your config file, else the comment reader's own suggestion]
     #[arg(long, value_name = "COMMAND")]
     analyst_cmd: Option<String>,
+
+    /// A command that places the instructions the rules leave unclear (JSON on stdin: `marker`,
+    /// `instruction` and `comment` fenced, `location`, `instructions`; it answers {"intent":
+    /// "fix" | "reply" | "skip" | "unclear"}); never asked about `skip`, `reply:`, `fix:` or a
+    /// placeholder such as "hmm"
+    #[arg(long, value_name = "COMMAND")]
+    judge_cmd: Option<String>,
 
     /// Do not try to open a browser (the form's address is printed either way)
     #[arg(long)]
@@ -486,7 +493,7 @@ fn analyse(command: &str, page: &mut followup::form::FormPage) {
         pros: Vec<String>,
         #[serde(default)]
         cons: Vec<String>,
-        action: followup::form::ChosenAction,
+        action: ChosenAction,
         #[serde(default)]
         reasoning: String,
     }
@@ -517,6 +524,114 @@ fn analyse(command: &str, page: &mut followup::form::FormPage) {
             )),
         },
     );
+}
+
+/// Asks `judge` about each instruction the rules left unclear and a judge may place (the
+/// selector on auto), each with the instruction and the reviewer's comment fenced under a fresh
+/// random marker; moves those it places to the fixes, replies or skips. What it does not place,
+/// or cannot be asked about, stays unclear.
+async fn judge_unclear(
+    judge: &str,
+    mut sorted: followup::Sorted,
+    answers: &FormAnswers,
+) -> Result<followup::Sorted, CliError> {
+    let dir = common::cwd()?;
+    let mut asked = Vec::new();
+    let mut kept = Vec::new();
+    for (issue, text) in std::mem::take(&mut sorted.unclear) {
+        let answer = answers
+            .issues
+            .get(&issue.thread_id)
+            .cloned()
+            .unwrap_or_default();
+        let reading = followup::read_instruction(&text);
+        let marker = crate::command::random_marker().map(|hex| format!("instruction_{hex}"));
+        match marker {
+            Ok(marker) if reading.judgeable && answer.action == ChosenAction::Auto => {
+                let input = serde_json::json!({
+                    "marker": marker,
+                    "instruction": post::fence(&text, &marker),
+                    "comment": post::fence(&issue.top_comment, &marker),
+                    "location": issue.location(),
+                    "instructions": followup::JUDGE_INSTRUCTIONS,
+                })
+                .to_string();
+                asked.push((issue, text, answer, input));
+            }
+            _ => kept.push((issue, text)),
+        }
+    }
+    sorted.unclear = kept;
+    if asked.is_empty() {
+        return Ok(sorted);
+    }
+    let judge = judge.to_owned();
+    let inputs: Vec<String> = asked.iter().map(|a| a.3.clone()).collect();
+    let (verdicts, stopped) = crate::command::interruptible(move || {
+        let mut out = Vec::with_capacity(inputs.len());
+        crate::command::for_each_ordered(
+            &inputs,
+            |_| {},
+            |input| {
+                crate::command::run(
+                    crate::command::Kind::Judge,
+                    &judge,
+                    &dir,
+                    input,
+                    Duration::from_secs(300),
+                )
+            },
+            |_, verdict| out.push(verdict),
+            |_| {},
+        );
+        out
+    })
+    .await
+    .map_err(|e| CliError::Other {
+        message: format!("the judge's calls failed: {e}"),
+        hint: Some("nothing was posted; run again".to_owned()),
+    })?;
+    if stopped {
+        output::narrate(
+            "[followup] interrupted while the judge read the instructions; nothing was posted",
+        );
+        return Err(CliError::Interrupted);
+    }
+    for ((issue, text, mut answer, _), verdict) in asked.into_iter().zip(verdicts) {
+        let placed = match &verdict {
+            Ok(out) => followup::judged_intent(out),
+            Err(_) => None,
+        };
+        let said = match (&verdict, placed) {
+            (Err(why), _) => format!("the judge {why}: it stays unclear"),
+            (Ok(_), None) => "the judge could not place it either".to_owned(),
+            (Ok(_), Some(intent)) => format!("the judge reads it as {}", intent_name(intent)),
+        };
+        output::narrate(&format!("[followup] #{}: {said}", issue.number));
+        answer.instruction.clone_from(&text);
+        match placed {
+            Some(followup::Intent::Fix) => sorted.fixes.push((issue, answer)),
+            Some(followup::Intent::Reply) => sorted.replies.push((issue, answer)),
+            Some(followup::Intent::Skip) => sorted.skipped.push(issue),
+            Some(followup::Intent::Unclear) | None => sorted.unclear.push((issue, text)),
+        }
+    }
+    // Thread order, as the rules left them.
+    let order = |i: &Issue| i.number;
+    sorted.fixes.sort_by_key(|(i, _)| order(i));
+    sorted.replies.sort_by_key(|(i, _)| order(i));
+    sorted.skipped.sort_by_key(order);
+    sorted.unclear.sort_by_key(|(i, _)| order(i));
+    Ok(sorted)
+}
+
+fn intent_name(intent: followup::Intent) -> &'static str {
+    match intent {
+        followup::Intent::Fix => "a fix",
+        followup::Intent::Reply => "a reply, posted as written",
+        followup::Intent::Skip => "a skip",
+        followup::Intent::Unclear => "unclear",
+    }
 }
 
 /// Shows the form and waits for its answers.
@@ -631,6 +746,9 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
             return Ok(());
         }
         let mut sorted = followup::sort(&issues, &answers);
+        if let Some(judge) = args.judge_cmd.as_deref().filter(|c| !c.trim().is_empty()) {
+            sorted = judge_unclear(judge, sorted, &answers).await?;
+        }
         if !sorted.unclear.is_empty() {
             let lines: Vec<String> = sorted
                 .unclear

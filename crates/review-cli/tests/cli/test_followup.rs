@@ -1546,3 +1546,69 @@ fn the_help_writes_the_fixed_reply_as_it_is_posted() {
     assert!(help.contains("(\"Fixed in <sha>: ...\")"), "{help}");
     assert!(!help.contains("`<sha>`"), "{help}");
 }
+
+/// The judge places what the rules leave unclear, and only that: never a placeholder, never an
+/// explicit form. What it places as a reply is previewed and posted as written.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_judge_places_the_instructions_the_rules_leave_unclear() {
+    let s = Setup::new().await;
+    s.env.write(
+        "judge.sh",
+        "input=$(cat)\nprintf '%s\\n' \"$input\" >> judge-inputs.jsonl\ncase \"$input\" in\n  *\"I'll fix it in the allocator\"*) echo '{\"intent\": \"reply\"}' ;;\n  *) echo '{\"intent\": \"unclear\"}' ;;\nesac\n",
+    );
+    let out = s.answer_with(
+        r#"{"status": "submitted", "issues": {
+            "CACHE": {"instruction": "I'll fix it in the allocator, thanks!"},
+            "API": {"instruction": "hmm"},
+            "NAME": {"instruction": "reply: Renamed in the next PR."}}}"#,
+        &["--judge-cmd", "sh judge.sh"],
+    );
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("instruction is ambiguous: 'hmm'"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stdout
+            .contains("ambiguous: 'I'll fix it in the allocator"),
+        "the judge placed it: {}",
+        out.stdout
+    );
+    let inputs = std::fs::read_to_string(s.env.dir().join("judge-inputs.jsonl")).unwrap();
+    assert_eq!(inputs.lines().count(), 1, "asked once: {inputs}");
+    let input: serde_json::Value = serde_json::from_str(inputs.lines().next().unwrap()).unwrap();
+    let marker = input["marker"].as_str().unwrap();
+    assert!(marker.starts_with("instruction_"), "{marker}");
+    assert!(
+        input["instruction"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("<{marker}>\n")),
+        "fenced: {input}"
+    );
+    assert!(s.github.mutations().is_empty());
+
+    let out = s.answer_with(
+        r#"{"status": "submitted", "issues": {
+            "CACHE": {"instruction": "I'll fix it in the allocator, thanks!"}}}"#,
+        &["--judge-cmd", "sh judge.sh"],
+    );
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains("#1: the judge reads it as a reply, posted as written"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(
+            "- #1 @coderabbitai on src/cache.rs:1: I'll fix it in the allocator, thanks!"
+        ),
+        "{}",
+        out.stderr
+    );
+    let replies = s.replies("CACHE");
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert!(replies[0].starts_with("I'll fix it in the allocator, thanks!"));
+}

@@ -13,7 +13,9 @@
 pub mod form;
 mod instruction;
 
-pub use instruction::{Intent, Reading, intent, read_instruction};
+pub use instruction::{
+    Intent, JUDGE_INSTRUCTIONS, Reading, intent, judged_intent, read_instruction,
+};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
