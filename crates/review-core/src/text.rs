@@ -78,52 +78,6 @@ where
     format!("{n} {noun}")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_control_and_bidi_character_is_escaped_and_nothing_else() {
-        for c in (0u32..=0x10ffff).filter_map(char::from_u32) {
-            let text = c.to_string();
-            let shown = visible_line(&text);
-            let expected = (c as u32) < 0x20
-                || (0x7f..=0x9f).contains(&(c as u32))
-                || (0x202a..=0x202e).contains(&(c as u32))
-                || (0x2066..=0x2069).contains(&(c as u32))
-                || matches!(c as u32, 0x200e | 0x200f | 0x61c);
-            assert_eq!(shown != text, expected, "U+{:04X}", c as u32);
-            if expected {
-                assert_eq!(shown, format!("\\u{{{:x}}}", c as u32));
-            }
-            let kept = matches!(c, '\n' | '\t');
-            assert_eq!(
-                visible(&text) == text,
-                !expected || kept,
-                "U+{:04X}",
-                c as u32
-            );
-        }
-    }
-
-    #[test]
-    fn escaping_twice_changes_nothing_more() {
-        let hostile = "a\x1b[2K\r\u{9b}31m\u{2067}b\u{7f}\n\tc";
-        let once = visible(hostile).into_owned();
-        assert_eq!(visible(&once), once);
-        assert!(!once.chars().any(|c| is_escaped(c, false)));
-        let line = visible_line(hostile).into_owned();
-        assert_eq!(visible_line(&line), line);
-        assert!(!line.contains('\n') && !line.contains('\t'));
-    }
-
-    #[test]
-    fn plain_text_is_borrowed() {
-        assert!(matches!(visible("plain — ünïcode"), Cow::Borrowed(_)));
-        assert!(matches!(visible_line("src/lib.rs:12"), Cow::Borrowed(_)));
-    }
-}
-
 /// `text` for a comment GitHub renders, with the references it would link or notify made inert:
 /// issue and pull request numbers (`#1`, `GH-1`) and mentions (`@mei`, `@acme/team`) are put in
 /// code spans, where GitHub neither links nor notifies. Text already in a code span is left as
@@ -196,4 +150,50 @@ fn digits_end(chars: &[char], from: usize) -> usize {
         end += 1;
     }
     end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_control_and_bidi_character_is_escaped_and_nothing_else() {
+        for c in (0u32..=0x10ffff).filter_map(char::from_u32) {
+            let text = c.to_string();
+            let shown = visible_line(&text);
+            let expected = (c as u32) < 0x20
+                || (0x7f..=0x9f).contains(&(c as u32))
+                || (0x202a..=0x202e).contains(&(c as u32))
+                || (0x2066..=0x2069).contains(&(c as u32))
+                || matches!(c as u32, 0x200e | 0x200f | 0x61c);
+            assert_eq!(shown != text, expected, "U+{:04X}", c as u32);
+            if expected {
+                assert_eq!(shown, format!("\\u{{{:x}}}", c as u32));
+            }
+            let kept = matches!(c, '\n' | '\t');
+            assert_eq!(
+                visible(&text) == text,
+                !expected || kept,
+                "U+{:04X}",
+                c as u32
+            );
+        }
+    }
+
+    #[test]
+    fn escaping_twice_changes_nothing_more() {
+        let hostile = "a\x1b[2K\r\u{9b}31m\u{2067}b\u{7f}\n\tc";
+        let once = visible(hostile).into_owned();
+        assert_eq!(visible(&once), once);
+        assert!(!once.chars().any(|c| is_escaped(c, false)));
+        let line = visible_line(hostile).into_owned();
+        assert_eq!(visible_line(&line), line);
+        assert!(!line.contains('\n') && !line.contains('\t'));
+    }
+
+    #[test]
+    fn plain_text_is_borrowed() {
+        assert!(matches!(visible("plain — ünïcode"), Cow::Borrowed(_)));
+        assert!(matches!(visible_line("src/lib.rs:12"), Cow::Borrowed(_)));
+    }
 }

@@ -912,17 +912,13 @@ fn cues(text: &str) -> Cues {
         let last_two = &words[words.len().saturating_sub(2)..];
         let final_infinitive = matches!(last_two, [before, last]
             if DE_FINAL_INFINITIVES.contains(last) && !matches!(*before, "nicht" | "kein" | "keine"));
-        if IMPERATIVES.contains(&first) {
-            c.imperative = true;
-        } else if final_infinitive {
-            c.imperative = true;
-        } else if negated_verb {
-            c.doubtful = true;
-        } else if words
+        let stray_verb = words
             .iter()
             .skip(1)
-            .any(|w| IMPERATIVES.contains(w) && !is_noun_use(w))
-        {
+            .any(|w| IMPERATIVES.contains(w) && !is_noun_use(w));
+        if IMPERATIVES.contains(&first) || final_infinitive {
+            c.imperative = true;
+        } else if negated_verb || stray_verb {
             c.doubtful = true;
         }
         if STATEMENT_STARTS.contains(&first) && words.len() > 1 {
