@@ -648,6 +648,7 @@ async fn outdated_threads_and_general_comments_are_flagged_in_the_summary() {
     s.github.update_pull_request(&repo(), 1, |pr| {
         let api = pr.threads.iter_mut().find(|t| t.id.0 == "API").unwrap();
         api.is_outdated = true;
+        api.original_lines = api.lines;
         let name = pr.threads.iter_mut().find(|t| t.id.0 == "NAME").unwrap();
         name.path = String::new();
         name.lines = None;
@@ -1457,8 +1458,10 @@ async fn the_summary_keeps_outdated_lines_names_general_comments_and_is_translat
         for t in &mut pr.threads {
             match t.id.0.as_str() {
                 "CACHE" => {
+                    // GitHub has no current line for it, only the one it was written on.
                     t.is_outdated = true;
-                    t.lines = Some(review_core::model::LineRange::new(7, 7));
+                    t.lines = None;
+                    t.original_lines = Some(review_core::model::LineRange::new(7, 7));
                 }
                 "API" => {
                     t.subject_type = review_core::model::SubjectType::File;

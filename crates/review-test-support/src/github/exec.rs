@@ -717,13 +717,13 @@ fn review_state(state: ReviewState) -> &'static str {
     }
 }
 
-/// `(originalLine, originalStartLine)` of a thread: the lines it was written on (its
-/// `original_lines`, else its `lines`), kept when it is outdated; `None` for file threads.
+/// `(originalLine, originalStartLine)` of a thread: its `original_lines` (the lines it was
+/// written on, kept when it is outdated); `None` for file threads and when the model has none.
 fn original_thread_lines(t: &Thread) -> (Option<u32>, Option<u32>) {
     if t.subject_type == SubjectType::File {
         return (None, None);
     }
-    match t.original_lines.or(t.lines) {
+    match t.original_lines {
         Some(r) => (Some(r.end), (r.start != r.end).then_some(r.start)),
         None => (None, None),
     }
