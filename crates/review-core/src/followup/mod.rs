@@ -3,11 +3,14 @@
 //!
 //! - [`collect`] turns the unresolved threads into numbered [`Issue`]s, grouped by the review
 //!   submission they came from; [`Summary`] counts them; [`form_page`] builds the form.
-//! - [`intent`] reads an instruction (skip, reply, fix, or unclear: then [`clarification`]).
+//! - [`read_instruction`] reads an instruction (skip, reply, fix, or unclear: then
+//!   [`clarification`]): `skip`, `reply: <text>` and `fix: <text>` always, the rules otherwise;
+//!   [`judged_intent`] reads a judge's answer about what the rules leave unclear.
 //! - [`plan`] groups the fix threads into [`Task`]s (same file, same duplicate cluster, or
 //!   tightly related files: one task) and picks the [`DispatchMode`]; [`task_description`] is
 //!   what an agent command receives.
-//! - [`language_of`] and [`fixed_reply`] write the completion reply in the review's language.
+//! - [`language_of`], [`what_was_done`] and [`fixed_reply`] write the completion reply in the
+//!   review's language.
 //! - [`form`]: what the form shows and what it returns.
 
 pub mod form;
