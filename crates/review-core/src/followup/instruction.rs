@@ -493,6 +493,10 @@ const EXPLANATIONS: &[&str] = &[
     "follow up",
     "separate pr",
     "later pr",
+    "fixed in",
+    "addressed in",
+    "done in",
+    "resolved in",
     // Korean
     "때문",
     "이미",
@@ -640,6 +644,8 @@ const IMPERATIVES: &[&str] = &[
     "await",
     "write",
     "delegate",
+    "accept",
+    "adopt",
     // Spanish
     "arregla",
     "corrige",
@@ -1058,6 +1064,14 @@ mod tests {
             ("ok, but also remove the debug print", Intent::Fix),
             ("Bound the cache", Intent::Fix),
             ("Bumped elsewhere", Intent::Reply),
+            ("Accept the suggestion", Intent::Fix),
+            ("Fixed in 3f2a9c1", Intent::Reply),
+            ("Good catch, will fix", Intent::Unclear),
+            ("Thanks, this is intended behaviour", Intent::Reply),
+            (
+                "Not applicable here since we never pass null",
+                Intent::Reply,
+            ),
             // The other languages.
             ("캐시 크기 제한 추가", Intent::Fix),
             ("이미 update()에서 처리됩니다", Intent::Reply),
