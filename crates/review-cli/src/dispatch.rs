@@ -248,9 +248,9 @@ fn team(
                 s.spawn(move || {
                     let tree = vcs.add_worktree(path, base).map_err(|e| e.to_string())?;
                     let commits = run_one(&tree, agent, timeout, d, &file)?;
-                    // Changes it made but did not commit: a task without a commit that leaves
-                    // them keeps its worktree (they would be deleted with it).
-                    let dirty = commits.is_empty() && tree.is_dirty().unwrap_or(true);
+                    // Changes it made but did not commit keep its worktree (they would be
+                    // deleted with it).
+                    let dirty = tree.is_dirty().unwrap_or(true);
                     Ok((commits, dirty))
                 })
             })
@@ -271,6 +271,15 @@ fn team(
             let (commits, dirty) = result?;
             if dirty {
                 kept.push(path.clone());
+            }
+            if dirty && !commits.is_empty() {
+                output::narrate(&format!(
+                    "[followup] an agent left changes it did not commit besides its commits: kept in the worktree {} ({})",
+                    path.display(),
+                    see_changes(path)
+                ));
+            }
+            if dirty && commits.is_empty() {
                 return Err(format!(
                     "the agent made no commit but left changes, kept in the worktree {} and not merged ({}; `git worktree remove --force` it once done)",
                     path.display(),

@@ -153,7 +153,18 @@ struct FollowupState {
 impl FollowupState {
     /// Records `picked`, in place of what was owed for the same threads before (a task carried
     /// out by hand and then by an agent is answered once, for the agent's commit).
-    fn record(&mut self, picked: Vec<Completion>) {
+    fn record(&mut self, mut picked: Vec<Completion>) {
+        // A task printed again keeps the commit it was first printed at: a fix made by hand
+        // since then is still found.
+        for p in picked.iter_mut().filter(|p| p.since.is_some()) {
+            if let Some(first) = self
+                .completions
+                .iter()
+                .find(|c| c.thread_id == p.thread_id && c.since.is_some())
+            {
+                p.since.clone_from(&first.since);
+            }
+        }
         self.completions
             .retain(|c| !picked.iter().any(|p| p.thread_id == c.thread_id));
         self.completions.extend(picked);

@@ -1269,7 +1269,7 @@ async fn a_parallel_agent_that_edits_without_committing_keeps_its_worktree() {
         r#"set -e
 file=$(grep -o 'src/[a-z]*\.rs' "$REVIEW_TASK_FILE" | head -n 1)
 echo "// fixed" >> "$file"
-if [ "$file" = src/api.rs ]; then git add "$file"; git commit -q -m "fix: $file"; fi
+if [ "$file" = src/api.rs ]; then git add "$file"; git commit -q -m "fix: $file"; echo draft > NOTES.md; fi
 "#,
     );
     let agent = s.env.dir().join("agent.sh");
@@ -1295,14 +1295,27 @@ if [ "$file" = src/api.rs ]; then git add "$file"; git commit -q -m "fix: $file"
         "{}",
         out.stderr
     );
+    // The agent that committed and left a file besides is merged, and its worktree kept too.
+    assert!(
+        out.stderr.contains(
+            "an agent left changes it did not commit besides its commits: kept in the worktree "
+        ),
+        "{}",
+        out.stderr
+    );
     let trees = git_out(dir, &["worktree", "list", "--porcelain"]);
-    let kept: Vec<&str> = trees
+    let kept: Vec<std::path::PathBuf> = trees
         .lines()
         .filter_map(|l| l.strip_prefix("worktree "))
         .filter(|p| p.contains("worktree-"))
+        .map(std::path::PathBuf::from)
         .collect();
-    assert_eq!(kept.len(), 1, "{trees}");
-    let kept = std::path::PathBuf::from(kept[0]);
+    assert_eq!(kept.len(), 2, "{trees}");
+    assert!(kept.iter().any(|t| t.join("NOTES.md").exists()), "{trees}");
+    let kept = kept
+        .into_iter()
+        .find(|t| !t.join("NOTES.md").exists())
+        .unwrap();
     assert!(
         out.stderr
             .contains(&format!("`git -C {} diff`", kept.display())),
@@ -1396,6 +1409,11 @@ async fn a_fix_made_by_hand_is_answered_and_resolved_by_finish() {
     std::fs::write(dir.join("NOTES.md"), "notes\n").unwrap();
     git(dir, &["add", "NOTES.md"]);
     commit(dir, "notes");
+    // The same answers again before the push: the task is printed again, the fix still counts.
+    let again = s.answer(
+        r#"{"status": "submitted", "issues": {"CACHE": {"instruction": "Add an LRU bound of 1000 entries", "autoResolve": true}}}"#,
+    );
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
     let head = git_out(dir, &["rev-parse", "HEAD"]);
     s.github
         .update_pull_request(&repo(), 1, |pr| pr.head_sha = CommitId(head.clone()));
