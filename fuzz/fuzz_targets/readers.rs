@@ -88,6 +88,7 @@ fuzz_target!(|data: &[u8]| {
         subject_type: SubjectType::Line,
         comments: vec![comment(id, text), comment("reply", b)],
         all_comments_read: true,
+        original_lines: None,
     };
     let pr = PullRequest {
         repo: RepoId::parse("acme/widgets").expect("a valid repository"),

@@ -260,6 +260,7 @@ impl Pr {
                     subject_type: SubjectType::Line,
                     comments,
                     all_comments_read: !t.partial,
+                    original_lines: None,
                 }
             })
             .collect();

@@ -92,6 +92,7 @@ fn main() {
                     review_id: None,
                 }],
                 all_comments_read: true,
+                original_lines: None,
             }
         })
         .collect();

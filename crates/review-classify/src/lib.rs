@@ -45,6 +45,7 @@
 //!     subject_type: SubjectType::Line,
 //!     comments: vec![c],
 //!     all_comments_read: true,
+//!     original_lines: None,
 //! };
 //! let rabbit = "_⚠️ Potential issue_ | _🟠 Major_\n\n**Empty input panics the parser.**\n\n\
 //!               ```suggestion\n    let Some(first) = parts.first() else { return None };\n```";
@@ -291,6 +292,7 @@ mod tests {
             subject_type: SubjectType::Line,
             comments,
             all_comments_read: true,
+            original_lines: None,
         }
     }
 

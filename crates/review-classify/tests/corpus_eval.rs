@@ -644,6 +644,7 @@ pub fn case_pr(case: &Case) -> PullRequest {
             subject_type: SubjectType::Line,
             comments: vec![comment],
             all_comments_read: true,
+            original_lines: None,
         }],
     }
 }

@@ -213,6 +213,7 @@ proptest! {
                     subject_type: SubjectType::Line,
                     comments,
                     all_comments_read: true,
+                    original_lines: None,
                 }
             })
             .collect();

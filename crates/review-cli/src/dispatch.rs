@@ -210,12 +210,21 @@ fn team(
         Err(e) => return descriptions.iter().map(|_| Err(e.to_string())).collect(),
     };
     // Worktrees a killed run left behind are removed first: their work was not merged, and the
-    // tasks are dispatched again.
+    // tasks are dispatched again. One with uncommitted changes (an agent that edited without
+    // committing) is kept: those changes exist nowhere else.
     if let Ok(entries) = std::fs::read_dir(dir) {
         for stale in entries.flatten().map(|e| e.path()).filter(|p| {
             p.file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with("worktree-"))
         }) {
+            if GitVcs::open(&stale).is_ok_and(|t| t.is_dirty().unwrap_or(true)) {
+                output::narrate(&format!(
+                    "[followup] kept the worktree {}: it holds uncommitted changes ({})",
+                    stale.display(),
+                    see_changes(&stale)
+                ));
+                continue;
+            }
             if vcs.remove_worktree(&stale).is_err() {
                 let _ = std::fs::remove_dir_all(&stale);
             }
@@ -229,7 +238,7 @@ fn team(
         "[followup] {} tasks in parallel, one git worktree each",
         descriptions.len()
     ));
-    let worked: Vec<Result<Vec<String>, String>> = std::thread::scope(|s| {
+    let worked: Vec<Result<(Vec<String>, bool), String>> = std::thread::scope(|s| {
         let handles: Vec<_> = descriptions
             .iter()
             .enumerate()
@@ -238,7 +247,11 @@ fn team(
                 let file = dir.join(format!("task-{}.md", i + 1));
                 s.spawn(move || {
                     let tree = vcs.add_worktree(path, base).map_err(|e| e.to_string())?;
-                    run_one(&tree, agent, timeout, d, &file)
+                    let commits = run_one(&tree, agent, timeout, d, &file)?;
+                    // Changes it made but did not commit keep its worktree (they would be
+                    // deleted with it).
+                    let dirty = tree.is_dirty().unwrap_or(true);
+                    Ok((commits, dirty))
                 })
             })
             .collect();
@@ -250,10 +263,29 @@ fn team(
             })
             .collect()
     });
+    let mut kept = Vec::new();
     let outcomes = worked
         .into_iter()
-        .map(|result| {
-            let commits = result?;
+        .zip(&paths)
+        .map(|(result, path)| {
+            let (commits, dirty) = result?;
+            if dirty {
+                kept.push(path.clone());
+            }
+            if dirty && !commits.is_empty() {
+                output::narrate(&format!(
+                    "[followup] an agent left changes it did not commit besides its commits: kept in the worktree {} ({})",
+                    path.display(),
+                    see_changes(path)
+                ));
+            }
+            if dirty && commits.is_empty() {
+                return Err(format!(
+                    "the agent made no commit but left changes, kept in the worktree {} and not merged ({}; `git worktree remove --force` it once done)",
+                    path.display(),
+                    see_changes(path)
+                ));
+            }
             if commits.is_empty() {
                 return Ok(None);
             }
@@ -266,10 +298,25 @@ fn team(
             vcs.short_head().map(Some).map_err(|e| e.to_string())
         })
         .collect();
-    for path in &paths {
+    for path in paths.iter().filter(|p| !kept.contains(p)) {
         if path.exists() {
             let _ = vcs.remove_worktree(path);
         }
     }
     outcomes
+}
+
+/// How to see what a kept worktree holds.
+fn see_changes(path: &Path) -> String {
+    let raw = path.to_string_lossy();
+    let plain = raw
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-'));
+    let quoted = if plain {
+        raw.into_owned()
+    } else {
+        format!("'{}'", raw.replace('\'', "'\\''"))
+    };
+    let shown = visible_line(&quoted).into_owned();
+    format!("see them with `git -C {shown} status` and `git -C {shown} diff`")
 }

@@ -1028,7 +1028,7 @@ fn render_issue(html: &mut String, issue: &FormIssue, answer: Option<&IssueAnswe
     let action = answer.map(|a| a.action).unwrap_or_default();
     html.push_str(&format!(
         "<div class=\"answer\"><label class=\"field\" for=\"instruction-{index}\">How to handle</label>\
-         <textarea id=\"instruction-{index}\" rows=\"2\" placeholder=\"What to do with this thread\">{}</textarea>\
+         <textarea id=\"instruction-{index}\" rows=\"2\" placeholder=\"e.g. fix: validate the input · reply: this is intentional because … · skip\">{}</textarea>\
          <div class=\"row\"><label><input type=\"checkbox\" data-role=\"auto\"{}> Auto comment + resolve</label>\
          <label>Action <select data-role=\"action\">",
         escape(instruction),

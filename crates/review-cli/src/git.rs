@@ -732,6 +732,13 @@ impl GitVcs {
         Ok(tree)
     }
 
+    /// Whether the work tree has changes against HEAD: tracked files changed (staged or not),
+    /// or files that are neither tracked nor ignored.
+    pub fn is_dirty(&self) -> Result<bool, GitError> {
+        let out = self.run(&["status", "--porcelain", "-z", "--untracked-files=all"])?;
+        Ok(!out.trim_matches('\0').is_empty())
+    }
+
     /// Removes the worktree at `path` (and what is in it).
     pub fn remove_worktree(&self, path: &Path) -> Result<(), GitError> {
         let p = path.to_string_lossy();

@@ -31,6 +31,7 @@ fn thread(id: &str, path: &str, line: u32, comments: Vec<Comment>) -> Thread {
         subject_type: SubjectType::Line,
         comments,
         all_comments_read: true,
+        original_lines: None,
     }
 }
 

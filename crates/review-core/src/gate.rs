@@ -586,6 +586,7 @@ mod tests {
                 subject_type: crate::model::SubjectType::Line,
                 comments,
                 all_comments_read: true,
+                original_lines: None,
             }],
         }
     }

@@ -69,6 +69,7 @@
 //!             review_id: None,
 //!         }],
 //!         all_comments_read: true,
+//!         original_lines: None,
 //!     }],
 //! };
 //! let plan = plan(&pr, &SignalSet::default(), &TriageSettings::default());

@@ -255,6 +255,11 @@ pub struct Thread {
     /// The lines it covers in the current diff; `None` when outdated or file-level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lines: Option<LineRange>,
+    /// The lines it was written on, in the diff it was written against (GitHub's
+    /// `originalStartLine`/`originalLine`): an outdated thread keeps them. `None` for a
+    /// file-level thread, and in snapshots recorded before they were read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_lines: Option<LineRange>,
     /// Line or file thread.
     #[serde(default)]
     pub subject_type: SubjectType,

@@ -78,6 +78,80 @@ where
     format!("{n} {noun}")
 }
 
+/// `text` for a comment GitHub renders, with the references it would link or notify made inert:
+/// issue and pull request numbers (`#1`, `GH-1`) and mentions (`@mei`, `@acme/team`) are put in
+/// code spans, where GitHub neither links nor notifies. Text already in a code span is left as
+/// it is. For words the tool quotes in a comment it posts (an operator's instruction names the
+/// follow-up's own issue numbers, not the repository's).
+///
+/// ```
+/// use review_core::text::inert_references;
+///
+/// assert_eq!(inert_references("as in #1, ask @mei"), "as in `#1`, ask `@mei`");
+/// assert_eq!(inert_references("dana@example.com and `#2` and C#7"), "dana@example.com and `#2` and C#7");
+/// ```
+pub fn inert_references(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut in_code = false;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '`' {
+            in_code = !in_code;
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let starts_word = i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        let reference_end = if in_code || !starts_word {
+            None
+        } else if c == '#' {
+            let end = digits_end(&chars, i + 1);
+            (end > i + 1).then_some(end)
+        } else if (c == 'G' || c == 'g')
+            && chars
+                .get(i + 1)
+                .is_some_and(|h| h.eq_ignore_ascii_case(&'h'))
+            && chars.get(i + 2) == Some(&'-')
+        {
+            let end = digits_end(&chars, i + 3);
+            (end > i + 3).then_some(end)
+        } else if c == '@' && chars.get(i + 1).is_some_and(char::is_ascii_alphanumeric) {
+            let mut end = i + 1;
+            while end < chars.len()
+                && (chars[end].is_ascii_alphanumeric() || matches!(chars[end], '-' | '/' | '_'))
+            {
+                end += 1;
+            }
+            Some(end)
+        } else {
+            None
+        };
+        match reference_end {
+            Some(end) => {
+                out.push('`');
+                out.extend(&chars[i..end]);
+                out.push('`');
+                i = end;
+            }
+            None => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+fn digits_end(chars: &[char], from: usize) -> usize {
+    let mut end = from;
+    while end < chars.len() && chars[end].is_ascii_digit() {
+        end += 1;
+    }
+    end
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -102,6 +102,8 @@ pub struct ReviewThread {
     pub path: String,
     pub line: Option<i32>,
     pub start_line: Option<i32>,
+    pub original_line: Option<i32>,
+    pub original_start_line: Option<i32>,
     pub subject_type: SubjectType,
     #[arguments(first: 100)]
     pub comments: CommentConnection,

@@ -171,6 +171,7 @@ fn thread(t: q::ReviewThread) -> PartThread {
             is_outdated: t.is_outdated,
             path: t.path,
             lines: line_range(t.start_line, t.line),
+            original_lines: line_range(t.original_start_line, t.original_line),
             subject_type: match t.subject_type {
                 q::SubjectType::File => SubjectType::File,
                 q::SubjectType::Line => SubjectType::Line,

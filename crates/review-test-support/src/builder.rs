@@ -76,6 +76,7 @@ impl PrBuilder {
             subject_type: SubjectType::Line,
             comments,
             all_comments_read: true,
+            original_lines: None,
         });
         self
     }

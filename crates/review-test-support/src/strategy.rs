@@ -96,6 +96,7 @@ fn thread(index: usize) -> impl Strategy<Value = Thread> {
                     })
                     .collect(),
                 all_comments_read: read,
+                original_lines: None,
             },
         )
 }

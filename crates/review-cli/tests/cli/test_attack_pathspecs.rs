@@ -524,7 +524,11 @@ async fn attack_a_followup_agent_committing_the_users_untracked_file_is_not_done
             &agent,
         ],
     );
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.code, 1,
+        "its one task failed: {}\n{}",
+        out.stdout, out.stderr
+    );
     assert_eq!(
         a.files_of("HEAD"),
         [".env.local", "src/cache.rs"],

@@ -105,8 +105,14 @@ impl Setup {
     }
 
     fn answer(&self, json: &str) -> Output {
+        self.answer_with(json, &[])
+    }
+
+    fn answer_with(&self, json: &str, more: &[&str]) -> Output {
         self.env.write("answers.json", json);
-        self.run(&["--answers", "answers.json", "--yes"])
+        let mut args = vec!["--answers", "answers.json", "--yes"];
+        args.extend_from_slice(more);
+        self.run(&args)
     }
 
     fn replies(&self, thread: &str) -> Vec<String> {
@@ -642,6 +648,7 @@ async fn outdated_threads_and_general_comments_are_flagged_in_the_summary() {
     s.github.update_pull_request(&repo(), 1, |pr| {
         let api = pr.threads.iter_mut().find(|t| t.id.0 == "API").unwrap();
         api.is_outdated = true;
+        api.original_lines = api.lines;
         let name = pr.threads.iter_mut().find(|t| t.id.0 == "NAME").unwrap();
         name.path = String::new();
         name.lines = None;
@@ -656,7 +663,7 @@ async fn outdated_threads_and_general_comments_are_flagged_in_the_summary() {
     );
     assert!(
         out.stderr
-            .contains("| 2 | @coderabbitai | src/api.rs (outdated) |"),
+            .contains("| 2 | @coderabbitai | src/api.rs:1 (outdated) |"),
         "{}",
         out.stderr
     );
@@ -802,7 +809,11 @@ async fn the_agents_task_holds_the_prs_text_only_inside_its_fence() {
         "--agent-cmd",
         "sh agent.sh",
     ]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.code, 1,
+        "the agent made no commit: {}\n{}",
+        out.stdout, out.stderr
+    );
     let task = std::fs::read_to_string(s.env.dir().join("seen-task.md")).unwrap();
     assert_eq!(
         std::fs::read_to_string(s.env.dir().join("seen-stdin.md")).unwrap(),
@@ -968,7 +979,11 @@ git commit -q -m "fix: cache"
         "--agent-cmd",
         "sh agent.sh",
     ]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.code, 1,
+        "its one task failed: {}\n{}",
+        out.stdout, out.stderr
+    );
     let dir = s.env.dir();
     let sha = git_out(dir, &["rev-parse", "--short=7", "HEAD"]);
     assert_eq!(
@@ -993,6 +1008,12 @@ git commit -q -m "fix: cache"
         out.stdout.contains("Fix replies waiting for a push: 0"),
         "{}",
         out.stdout
+    );
+    assert!(
+        out.stderr
+            .contains("error: 1 fix task failed: no fix was made, and its threads stay open"),
+        "the wrap-up, then the failure: {}",
+        out.stderr
     );
     // Pushed anyway: no reply claims the fix.
     let head = git_out(dir, &["rev-parse", "HEAD"]);
@@ -1123,7 +1144,11 @@ async fn a_denied_commit_left_by_a_killed_run_is_not_taken_up() {
         "--agent-cmd",
         "sh must_not_run.sh",
     ]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.code, 1,
+        "its one task failed: {}\n{}",
+        out.stdout, out.stderr
+    );
     assert!(
         out.stderr.contains(
             "touches .github/CODEOWNERS, a deny-listed path; left in place for you to inspect, not counted as done; its threads stay open"
@@ -1138,4 +1163,473 @@ async fn a_denied_commit_left_by_a_killed_run_is_not_taken_up() {
         .update_pull_request(&repo(), 1, |pr| pr.head_sha = CommitId(head.clone()));
     assert_eq!(s.run(&["--finish"]).code, 0);
     assert!(s.replies("CACHE").is_empty(), "no reply claims the fix");
+}
+
+/// Regression: instructions were read by keyword. "no change needed" and "This change is
+/// intentional because..." went to the agent as fixes (they say "change"), "Use a HashMap here
+/// instead" was posted to the reviewer as a reply, and "no action" and "comment only" were
+/// posted verbatim. Now refusals and explanations are replies, imperatives are fixes, "no
+/// action" is a skip, "comment only" is unclear, and the preview shows each reply's text before
+/// anything is confirmed.
+#[tokio::test(flavor = "multi_thread")]
+async fn instructions_are_read_by_meaning_and_replies_are_previewed_word_for_word() {
+    let s = Setup::new().await;
+    s.env.write("agent.sh", "touch AGENT_RAN\n");
+    s.env.write(
+        "answers.json",
+        r#"{"status": "submitted", "issues": {
+            "CACHE": {"instruction": "no change needed", "autoResolve": true},
+            "API": {"instruction": "Use a HashMap here instead", "autoResolve": true},
+            "NAME": {"instruction": "no action", "autoResolve": true},
+            "MEI": {"instruction": "This change is intentional because the API batches writes."}}}"#,
+    );
+    // Unconfirmed: the preview lists every reply as it will be posted, and nothing is posted.
+    let out = s.run(&["--answers", "answers.json"]);
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    for line in [
+        "| Unbounded cache | #1 | src/cache.rs:1 | — | reply-only |",
+        "Replies to post, as written:",
+        "- #1 @coderabbitai on src/cache.rs:1 (then resolved): no change needed",
+        "- #4 @mei on src/lib.rs:9: This change is intentional because the API batches writes.",
+        "Code fix tasks: 1\nReply-only items: 2\nSkipped: 1",
+    ] {
+        assert!(out.stderr.contains(line), "{line:?} in\n{}", out.stderr);
+    }
+    assert!(
+        s.github.mutations().is_empty(),
+        "nothing before confirmation"
+    );
+
+    let out = s.run(&[
+        "--answers",
+        "answers.json",
+        "--yes",
+        "--agent-cmd",
+        "sh agent.sh",
+    ]);
+    assert!(
+        s.env.dir().join("AGENT_RAN").exists(),
+        "the imperative is a fix task"
+    );
+    let task =
+        std::fs::read_to_string(crate::common::state_dir(s.env.dir()).join("followup/task-1.md"))
+            .unwrap();
+    assert!(task.contains("Use a HashMap here instead"), "{task}");
+    assert!(!task.contains("no change needed"), "{task}");
+    assert!(!task.contains("intentional"), "{task}");
+    assert_eq!(s.replies("CACHE").len(), 1);
+    assert!(s.replies("CACHE")[0].starts_with("no change needed"));
+    assert!(s.resolved("CACHE"));
+    assert_eq!(s.replies("MEI").len(), 1);
+    assert!(!s.resolved("MEI"), "auto-resolve was not checked");
+    assert!(
+        s.replies("API").is_empty(),
+        "the fix is not posted as a reply"
+    );
+    assert!(s.replies("NAME").is_empty(), "\"no action\" posts nothing");
+    assert!(!s.resolved("NAME"));
+    assert!(out.stdout.contains("Replies posted: 2"), "{}", out.stdout);
+
+    // "comment only" says a reply is wanted, not what it says: unclear, nothing posted.
+    let before = s.github.mutations().len();
+    let out =
+        s.answer(r#"{"status": "submitted", "issues": {"API": {"instruction": "comment only"}}}"#);
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("instruction is ambiguous: 'comment only'.")
+            && out.stdout.contains("`reply: <text>`"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(s.github.mutations().len(), before);
+
+    // The explicit forms win: `reply:` posts exactly its text, imperative or not.
+    let out = s.answer(
+        r#"{"status": "submitted", "issues": {"API": {"instruction": "reply: Make the timeout configurable in a follow-up, tracked separately."}}}"#,
+    );
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let replies = s.replies("API");
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert!(
+        replies[0].starts_with("Make the timeout configurable in a follow-up, tracked separately."),
+        "{}",
+        replies[0]
+    );
+}
+
+/// Regression: in parallel worktrees, an agent that edited but did not commit "made no commit",
+/// and its worktree was removed with its work. The worktree is kept (by the next run too), its
+/// path printed with how to see the changes, and nothing of it is merged.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_parallel_agent_that_edits_without_committing_keeps_its_worktree() {
+    let s = Setup::new().await;
+    s.env.write(
+        "agent.sh",
+        r#"set -e
+file=$(grep -o 'src/[a-z]*\.rs' "$REVIEW_TASK_FILE" | head -n 1)
+echo "// fixed" >> "$file"
+if [ "$file" = src/api.rs ]; then git add "$file"; git commit -q -m "fix: $file"; echo draft > NOTES.md; fi
+"#,
+    );
+    let agent = s.env.dir().join("agent.sh");
+    s.env.write(
+        "answers.json",
+        r#"{"status": "submitted", "issues": {
+            "CACHE": {"instruction": "fix the eviction", "autoResolve": true},
+            "API": {"instruction": "fix the status code", "autoResolve": true}}}"#,
+    );
+    let agent_cmd = format!("sh {}", agent.display());
+    let args = [
+        "--answers",
+        "answers.json",
+        "--yes",
+        "--agent-cmd",
+        agent_cmd.as_str(),
+    ];
+    let out = s.run(&args);
+    let dir = s.env.dir();
+    assert!(
+        out.stderr
+            .contains("the agent made no commit but left changes, kept in the worktree "),
+        "{}",
+        out.stderr
+    );
+    // The agent that committed and left a file besides is merged, and its worktree kept too.
+    assert!(
+        out.stderr.contains(
+            "an agent left changes it did not commit besides its commits: kept in the worktree "
+        ),
+        "{}",
+        out.stderr
+    );
+    let trees = git_out(dir, &["worktree", "list", "--porcelain"]);
+    let kept: Vec<std::path::PathBuf> = trees
+        .lines()
+        .filter_map(|l| l.strip_prefix("worktree "))
+        .filter(|p| p.contains("worktree-"))
+        .map(std::path::PathBuf::from)
+        .collect();
+    assert_eq!(kept.len(), 2, "{trees}");
+    assert!(kept.iter().any(|t| t.join("NOTES.md").exists()), "{trees}");
+    let kept = kept
+        .into_iter()
+        .find(|t| !t.join("NOTES.md").exists())
+        .unwrap();
+    assert!(
+        out.stderr
+            .contains(&format!("`git -C {} diff`", kept.display())),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        std::fs::read_to_string(kept.join("src/cache.rs"))
+            .unwrap()
+            .contains("// fixed"),
+        "the agent's edit is still there"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("src/cache.rs")).unwrap(),
+        "// cache.rs\n",
+        "not merged into the clone"
+    );
+    assert_eq!(
+        git_out(dir, &["show", "--name-only", "--format=", "HEAD"]),
+        "src/api.rs",
+        "the other task merged: {}",
+        out.stderr
+    );
+    assert!(
+        out.stdout
+            .contains("Fix tasks dispatched: 2 (completed: 1)"),
+        "{}",
+        out.stdout
+    );
+
+    // The next parallel run clears stale worktrees, but not this one.
+    s.github.update_pull_request(&repo(), 1, |pr| {
+        pr.threads.retain(|t| t.id.0 != "API");
+        pr.threads.push(
+            PrBuilder::new()
+                .thread(
+                    "API2",
+                    "src/api.rs",
+                    1,
+                    &[(bot("coderabbitai"), "**Wrong status code.** again")],
+                )
+                .build()
+                .threads
+                .remove(0),
+        );
+    });
+    s.env.write(
+        "answers.json",
+        r#"{"status": "submitted", "issues": {
+            "NAME": {"instruction": "fix the name", "autoResolve": true},
+            "API2": {"instruction": "fix the status code", "autoResolve": true}}}"#,
+    );
+    let out = s.run(&args);
+    assert!(out.stderr.contains("in parallel"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains(&format!("kept the worktree {}", kept.display())),
+        "{}",
+        out.stderr
+    );
+    assert!(kept.join("src/cache.rs").exists(), "still kept");
+}
+
+/// Regression: without `--agent-cmd` the tasks were printed and auto-resolve was never
+/// recorded, so `--finish` after a fix made by hand and pushed answered nothing. It is recorded:
+/// `--finish` finds the fix on the PR's head (a commit after the follow-up touching the task's
+/// file), replies "Fixed in <sha>" and resolves the thread.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fix_made_by_hand_is_answered_and_resolved_by_finish() {
+    let s = Setup::new().await;
+    let out = s.answer(
+        r#"{"status": "submitted", "issues": {"CACHE": {"instruction": "Add an LRU bound of 1000 entries", "autoResolve": true}}}"#,
+    );
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("### Task 1:"), "{}", out.stdout);
+    assert!(out.stderr.contains("--finish"), "{}", out.stderr);
+    assert!(
+        out.stdout.contains("Fix replies waiting for a push: 1"),
+        "{}",
+        out.stdout
+    );
+    let dir = s.env.dir();
+    // Before the fix: nothing is claimed.
+    assert_eq!(s.run(&["--finish"]).code, 0);
+    assert!(s.replies("CACHE").is_empty());
+    // The user fixes it by hand, with an unrelated commit after it, and pushes.
+    std::fs::write(dir.join("src/cache.rs"), "// cache.rs, bounded\n").unwrap();
+    git(dir, &["add", "src/cache.rs"]);
+    commit(dir, "Bound the cache");
+    let fix = git_out(dir, &["rev-parse", "--short=7", "HEAD"]);
+    std::fs::write(dir.join("NOTES.md"), "notes\n").unwrap();
+    git(dir, &["add", "NOTES.md"]);
+    commit(dir, "notes");
+    // The same answers again before the push: the task is printed again, the fix still counts.
+    let again = s.answer(
+        r#"{"status": "submitted", "issues": {"CACHE": {"instruction": "Add an LRU bound of 1000 entries", "autoResolve": true}}}"#,
+    );
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    let head = git_out(dir, &["rev-parse", "HEAD"]);
+    s.github
+        .update_pull_request(&repo(), 1, |pr| pr.head_sha = CommitId(head.clone()));
+    let out = s.run(&["--finish"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let replies = s.replies("CACHE");
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert!(
+        replies[0].contains(&format!("Fixed in {fix}: Add an LRU bound of 1000 entries")),
+        "{}",
+        replies[0]
+    );
+    assert!(s.resolved("CACHE"));
+    let before = s.github.mutations().len();
+    assert_eq!(s.run(&["--finish"]).code, 0);
+    assert_eq!(s.github.mutations().len(), before, "once");
+}
+
+/// Regression: an answers file with a mistyped thread id ended "No action taken": its answer
+/// went nowhere, silently. Unknown ids are refused (exit 2) by name before anything is posted,
+/// and the summary shows each thread's id.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answers_file_naming_an_unknown_thread_is_refused() {
+    let s = Setup::new().await;
+    let out = s.answer(
+        r#"{"status": "submitted", "issues": {
+            "CACHE": {"instruction": "Add an LRU bound"},
+            "CAHCE": {"instruction": "Add an LRU bound"},
+            "MIE": {"instruction": "reply: We batch on purpose."}}}"#,
+    );
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains(
+            "error: the answers name threads this follow-up does not show: \"CAHCE\", \"MIE\"; nothing was posted"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("hint: use the ids of the summary's Thread column (here: #1 CACHE, #2 API, #3 NAME, #4 MEI), or answer with the form"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("| 1 | @coderabbitai | src/cache.rs:1 | Unbounded cache | none | CACHE |"),
+        "{}",
+        out.stderr
+    );
+    assert!(s.github.mutations().is_empty());
+}
+
+/// Regression: an outdated thread lost its line (GitHub reports only its original line), a
+/// comment on a whole file showed as its path, not "general comment", and with a translator the
+/// summary's line per thread stayed untranslated.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_summary_keeps_outdated_lines_names_general_comments_and_is_translated() {
+    let s = Setup::new().await;
+    s.github.update_pull_request(&repo(), 1, |pr| {
+        for t in &mut pr.threads {
+            match t.id.0.as_str() {
+                "CACHE" => {
+                    // GitHub has no current line for it, only the one it was written on.
+                    t.is_outdated = true;
+                    t.lines = None;
+                    t.original_lines = Some(review_core::model::LineRange::new(7, 7));
+                }
+                "API" => {
+                    t.subject_type = review_core::model::SubjectType::File;
+                    t.lines = None;
+                }
+                _ => {}
+            }
+        }
+    });
+    s.env.write(
+        "translate.sh",
+        "input=$(cat)\ncase \"$input\" in\n  *one-line*) echo 'TRANSLATED SUMMARY' ;;\n  *) echo 'TRANSLATED COMMENT' ;;\nesac\n",
+    );
+    s.env.write("answers.json", r#"{"status": "cancelled"}"#);
+    let out = s.run(&[
+        "--answers",
+        "answers.json",
+        "--translator-cmd",
+        "sh translate.sh",
+    ]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    for row in [
+        "| 1 | @coderabbitai | src/cache.rs:7 (outdated) | TRANSLATED SUMMARY | none | CACHE |",
+        "| 2 | @coderabbitai | general comment | TRANSLATED SUMMARY | none | API |",
+    ] {
+        assert!(out.stderr.contains(row), "{row:?} in\n{}", out.stderr);
+    }
+    assert!(
+        !out.stderr.contains("| Unbounded cache |"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Regression: the "Fixed in" reply pasted the operator's instruction as it was, so "#2" (the
+/// follow-up's issue number) linked the repository's issue 2 and "@mei" notified her. The
+/// references are made inert; in a conversation in another language than the instruction, the
+/// reply says what was fixed in the reviewer's words.
+#[tokio::test(flavor = "multi_thread")]
+async fn fixed_replies_say_what_was_done_without_linking_or_mentioning() {
+    let s = Setup::new().await;
+    s.github.update_pull_request(&repo(), 1, |pr| {
+        let api = pr.threads.iter_mut().find(|t| t.id.0 == "API").unwrap();
+        api.comments[0].body =
+            "**상태 코드가 잘못되었습니다.** 404 대신 204를 반환해야 합니다.".into();
+    });
+    s.env.write("agent.sh", AGENT);
+    let agent = s.env.dir().join("agent.sh");
+    let out = s.answer_with(
+        r#"{"status": "submitted", "issues": {
+            "CACHE": {"instruction": "Bound it the way #2 does, as @mei asked", "autoResolve": true},
+            "API": {"instruction": "Return 204 instead of 404", "autoResolve": true}}}"#,
+        &["--agent-cmd", &format!("sh {}", agent.display())],
+    );
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let head = git_out(s.env.dir(), &["rev-parse", "HEAD"]);
+    s.github
+        .update_pull_request(&repo(), 1, |pr| pr.head_sha = CommitId(head.clone()));
+    let out = s.run(&["--finish"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let cache = s.replies("CACHE");
+    assert_eq!(cache.len(), 1, "{cache:?}");
+    assert!(
+        cache[0].contains(": Bound it the way `#2` does, as `@mei` asked"),
+        "{}",
+        cache[0]
+    );
+    let api = s.replies("API");
+    assert_eq!(api.len(), 1, "{api:?}");
+    assert!(
+        api[0].contains("에서 수정했습니다: 상태 코드가 잘못되었습니다"),
+        "in the conversation's language: {}",
+        api[0]
+    );
+    assert!(!api[0].contains("Return 204"), "{}", api[0]);
+}
+
+/// Regression: `--help` wrote the reply as "Fixed in `<sha>`", a form no reply has.
+#[test]
+fn the_help_writes_the_fixed_reply_as_it_is_posted() {
+    let env = TestEnvironment::new();
+    let out = env.run(&["followup", "--help"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let help = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("(\"Fixed in <sha>: ...\")"), "{help}");
+    assert!(!help.contains("`<sha>`"), "{help}");
+}
+
+/// The judge places what the rules leave unclear, and only that: never a placeholder, never an
+/// explicit form. What it places as a reply is previewed and posted as written.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_judge_places_the_instructions_the_rules_leave_unclear() {
+    let s = Setup::new().await;
+    s.env.write(
+        "judge.sh",
+        "input=$(cat)\nprintf '%s\\n' \"$input\" >> judge-inputs.jsonl\ncase \"$input\" in\n  *\"I'll fix it in the allocator\"*) echo '{\"intent\": \"reply\"}' ;;\n  *) echo '{\"intent\": \"unclear\"}' ;;\nesac\n",
+    );
+    let out = s.answer_with(
+        r#"{"status": "submitted", "issues": {
+            "CACHE": {"instruction": "I'll fix it in the allocator, thanks!"},
+            "API": {"instruction": "hmm"},
+            "NAME": {"instruction": "reply: Renamed in the next PR."}}}"#,
+        &["--judge-cmd", "sh judge.sh"],
+    );
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("instruction is ambiguous: 'hmm'"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stdout
+            .contains("ambiguous: 'I'll fix it in the allocator"),
+        "the judge placed it: {}",
+        out.stdout
+    );
+    let inputs = std::fs::read_to_string(s.env.dir().join("judge-inputs.jsonl")).unwrap();
+    assert_eq!(inputs.lines().count(), 1, "asked once: {inputs}");
+    let input: serde_json::Value = serde_json::from_str(inputs.lines().next().unwrap()).unwrap();
+    let marker = input["marker"].as_str().unwrap();
+    assert!(marker.starts_with("instruction_"), "{marker}");
+    assert!(
+        input["instruction"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("<{marker}>\n")),
+        "fenced: {input}"
+    );
+    assert!(s.github.mutations().is_empty());
+
+    let out = s.answer_with(
+        r#"{"status": "submitted", "issues": {
+            "CACHE": {"instruction": "I'll fix it in the allocator, thanks!"}}}"#,
+        &["--judge-cmd", "sh judge.sh"],
+    );
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains("#1: the judge reads it as a reply, posted as written"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(
+            "- #1 @coderabbitai on src/cache.rs:1: I'll fix it in the allocator, thanks!"
+        ),
+        "{}",
+        out.stderr
+    );
+    let replies = s.replies("CACHE");
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert!(replies[0].starts_with("I'll fix it in the allocator, thanks!"));
 }

@@ -3,14 +3,22 @@
 //!
 //! - [`collect`] turns the unresolved threads into numbered [`Issue`]s, grouped by the review
 //!   submission they came from; [`Summary`] counts them; [`form_page`] builds the form.
-//! - [`intent`] reads an instruction (skip, reply, fix, or unclear: then [`clarification`]).
+//! - [`read_instruction`] reads an instruction (skip, reply, fix, or unclear: then
+//!   [`clarification`]): `skip`, `reply: <text>` and `fix: <text>` always, the rules otherwise;
+//!   [`judged_intent`] reads a judge's answer about what the rules leave unclear.
 //! - [`plan`] groups the fix threads into [`Task`]s (same file, same duplicate cluster, or
 //!   tightly related files: one task) and picks the [`DispatchMode`]; [`task_description`] is
 //!   what an agent command receives.
-//! - [`language_of`] and [`fixed_reply`] write the completion reply in the review's language.
+//! - [`language_of`], [`what_was_done`] and [`fixed_reply`] write the completion reply in the
+//!   review's language.
 //! - [`form`]: what the form shows and what it returns.
 
 pub mod form;
+mod instruction;
+
+pub use instruction::{
+    Intent, JUDGE_INSTRUCTIONS, Reading, intent, judged_intent, read_instruction,
+};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -37,7 +45,7 @@ pub struct Issue {
     pub reviewer: String,
     /// The file, `None` for a general comment.
     pub path: Option<String>,
-    /// The line, when it has one.
+    /// The line, when it has one: for an outdated thread, the line it was written on.
     pub line: Option<u32>,
     /// The first comment's link.
     pub url: String,
@@ -66,12 +74,12 @@ pub struct Issue {
 }
 
 impl Issue {
-    /// `path:line`, `path`, or `general comment`.
+    /// `path:line`, or `general comment` for a comment without a line (on the pull request, or
+    /// on a whole file).
     pub fn location(&self) -> String {
         match (&self.path, self.line) {
             (Some(p), Some(l)) => format!("{p}:{l}"),
-            (Some(p), None) => p.clone(),
-            (None, _) => "general comment".to_owned(),
+            _ => "general comment".to_owned(),
         }
     }
 }
@@ -119,7 +127,7 @@ pub fn collect(
                     .and_then(|c| c.author.as_ref())
                     .map_or_else(|| "ghost".to_owned(), |a| a.login.clone()),
                 path: (!t.path.is_empty()).then(|| t.path.clone()),
-                line: t.lines.map(|l| l.end),
+                line: t.lines.or(t.original_lines).map(|l| l.end),
                 url: first.map_or_else(String::new, |c| c.url.clone()),
                 outdated: t.is_outdated,
                 top_comment: first.map_or_else(String::new, |c| c.body.clone()),
@@ -226,7 +234,8 @@ impl Summary {
         }
     }
 
-    /// The summary as Markdown: counts, one line per thread, and the clusters. It is for people
+    /// The summary as Markdown: counts, one line per thread (with its thread id, the key of its
+    /// answer in an answers file), and the clusters. It is for people
     /// (the terminal, the form): what comes from the pull request is shown with
     /// [`visible_line`], on one line and with its control characters escaped.
     pub fn markdown(&self, issues: &[Issue]) -> String {
@@ -250,18 +259,19 @@ impl Summary {
             "Candidate parallel groups: {} (based on file independence)\n",
             self.parallel_groups
         );
-        out.push_str("| # | Reviewer | File:Line | Summary | Severity |\n");
-        out.push_str("|---|----------|-----------|---------|----------|\n");
+        out.push_str("| # | Reviewer | File:Line | Summary | Severity | Thread |\n");
+        out.push_str("|---|----------|-----------|---------|----------|--------|\n");
         for i in issues {
             let _ = writeln!(
                 out,
-                "| {} | @{} | {}{} | {} | {} |",
+                "| {} | @{} | {}{} | {} | {} | {} |",
                 i.number,
                 visible_line(&i.reviewer),
                 visible_line(&i.location()),
                 if i.outdated { " (outdated)" } else { "" },
                 visible_line(&i.summary).replace('|', "\\|"),
-                i.severity.as_str()
+                i.severity.as_str(),
+                visible_line(&i.thread_id).replace('|', "\\|")
             );
         }
         if !self.clusters.is_empty() {
@@ -418,147 +428,6 @@ fn suggestion(i: &Issue) -> FormSuggestion {
     }
 }
 
-/// What an instruction asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Intent {
-    /// Nothing.
-    Skip,
-    /// A reply with the instruction's text.
-    Reply,
-    /// A code change.
-    Fix,
-    /// Cannot tell: ask the operator.
-    Unclear,
-}
-
-/// Verbs that ask for a code change, in the languages the rules know.
-const FIX_WORDS: &[&str] = &[
-    "fix",
-    "fixes",
-    "refactor",
-    "add",
-    "remove",
-    "update",
-    "change",
-    "rename",
-    "delete",
-    "replace",
-    "move",
-    "extract",
-    "implement",
-    "rewrite",
-    "revert",
-    "apply",
-    "convert",
-    "validate",
-    "guard",
-    "wrap",
-    "split",
-    "inline",
-    "simplify",
-    "drop",
-    "bump",
-    "pin",
-];
-
-/// Code-change words in other scripts and languages (matched as substrings).
-const FIX_STEMS: &[&str] = &[
-    "수정",
-    "고쳐",
-    "고치",
-    "추가",
-    "삭제",
-    "변경",
-    "리팩",
-    "修正",
-    "追加",
-    "削除",
-    "変更",
-    "修复",
-    "修改",
-    "添加",
-    "删除",
-    "更改",
-    "arregla",
-    "corrige",
-    "añade",
-    "elimina",
-    "cambia",
-    "behebe",
-    "korrigiere",
-    "füge",
-    "entferne",
-    "ändere",
-    "ajoute",
-    "supprime",
-    "modifie",
-    "remplace",
-];
-
-/// Placeholders that say nothing.
-const UNCLEAR: &[&str] = &[
-    "test", "testing", "hmm", "hm", "?", "??", "maybe", "check", "tbd", "todo", "idk", "later",
-    "wip", "x", "...", "ok?", "perhaps", "not sure", "?!",
-];
-
-/// Reads an instruction: blank is skip; a code-change verb is a fix (even inside an
-/// explanation); other text in a known language is a reply; placeholders, very short text and
-/// text in a language the rules do not know are unclear.
-///
-/// ```
-/// use review_core::followup::{intent, Intent};
-///
-/// assert_eq!(intent("  "), Intent::Skip);
-/// assert_eq!(intent("This is intentional because the cache is bounded elsewhere."), Intent::Reply);
-/// assert_eq!(intent("Fix the validation and add a test"), Intent::Fix);
-/// assert_eq!(intent("intentional, but rename it to max_entries"), Intent::Fix);
-/// assert_eq!(intent("hmm"), Intent::Unclear);
-/// assert_eq!(intent("검증 로직을 수정해 주세요"), Intent::Fix);
-/// assert_eq!(intent("Это сделано намеренно"), Intent::Unclear);
-/// ```
-pub fn intent(instruction: &str) -> Intent {
-    let text = instruction.trim();
-    if text.is_empty() {
-        return Intent::Skip;
-    }
-    let lower = text.to_lowercase();
-    if UNCLEAR.contains(&lower.trim_end_matches(['.', '!']).trim()) {
-        return Intent::Unclear;
-    }
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .collect();
-    if words.iter().any(|w| FIX_WORDS.contains(w)) || FIX_STEMS.iter().any(|s| lower.contains(s)) {
-        return Intent::Fix;
-    }
-    if words.iter().all(|w| !w.chars().any(char::is_alphabetic)) {
-        return Intent::Unclear;
-    }
-    if !known_script(text) {
-        return Intent::Unclear;
-    }
-    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
-    let cjk = text.chars().any(is_cjk);
-    if (cjk && letters < 3) || (!cjk && (words.len() < 2 || letters < 6)) {
-        return Intent::Unclear;
-    }
-    Intent::Reply
-}
-
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32, 0x1100..=0x11FF | 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF)
-}
-
-/// Whether the letters of `text` are Latin, Hangul, Kana or Han: scripts of the languages the
-/// rules know.
-fn known_script(text: &str) -> bool {
-    text.chars()
-        .filter(|c| c.is_alphabetic())
-        .all(|c| c.is_ascii_alphabetic() || is_cjk(c) || matches!(c as u32, 0xC0..=0x24F))
-}
-
 /// The clarification the workflow asks for an unclear instruction.
 pub fn clarification(number: usize, text: &str) -> String {
     format!(
@@ -581,7 +450,9 @@ pub struct Sorted {
 }
 
 /// Sorts the answers of a submitted form by intent (the selector wins over the text, except
-/// that a fix or reply with no text is unclear).
+/// that a fix or reply with no text is unclear). Each answer's instruction becomes the text
+/// that goes with its intent: for a reply, what is posted (an explicit `reply:` taken off); for
+/// a fix, the task's instruction.
 pub fn sort(issues: &[Issue], answers: &FormAnswers) -> Sorted {
     let mut out = Sorted::default();
     for issue in issues {
@@ -590,15 +461,26 @@ pub fn sort(issues: &[Issue], answers: &FormAnswers) -> Sorted {
             .get(&issue.thread_id)
             .cloned()
             .unwrap_or_default();
+        let mut answer = answer;
         let text = answer.instruction.trim().to_owned();
-        let chosen = match answer.action {
-            ChosenAction::Auto => intent(&text),
-            ChosenAction::Skip => Intent::Skip,
-            ChosenAction::Fix if text.is_empty() => Intent::Unclear,
-            ChosenAction::Reply if text.is_empty() => Intent::Unclear,
-            ChosenAction::Fix => Intent::Fix,
-            ChosenAction::Reply => Intent::Reply,
+        let reading = read_instruction(&text);
+        // The selector wins over the rules; an explicit `reply:` or `fix:` still loses its prefix.
+        let body = |wanted: Intent| {
+            if reading.intent == wanted {
+                reading.text.clone()
+            } else {
+                text.clone()
+            }
         };
+        let (chosen, body) = match answer.action {
+            ChosenAction::Auto => (reading.intent, reading.text.clone()),
+            ChosenAction::Skip => (Intent::Skip, String::new()),
+            ChosenAction::Fix if text.is_empty() => (Intent::Unclear, text.clone()),
+            ChosenAction::Reply if text.is_empty() => (Intent::Unclear, text.clone()),
+            ChosenAction::Fix => (Intent::Fix, body(Intent::Fix)),
+            ChosenAction::Reply => (Intent::Reply, body(Intent::Reply)),
+        };
+        answer.instruction = body;
         match chosen {
             Intent::Skip => out.skipped.push(issue.clone()),
             Intent::Reply => out.replies.push((issue.clone(), answer)),
@@ -936,16 +818,44 @@ pub fn language_of<'a>(texts: impl IntoIterator<Item = &'a str>) -> Lang {
     best.map_or(Lang::En, |(_, l)| l)
 }
 
-/// The completion reply: `Fixed in <short sha>: <what>` in `lang`.
+/// What a completion reply says was done, in the conversation's language `lang`: the
+/// operator's instruction for the thread when it is written in that language, else the
+/// reviewer's own summary of the finding (which is, by construction). On one line.
+///
+/// ```
+/// use review_core::followup::{what_was_done, Lang};
+///
+/// assert_eq!(what_was_done("Add an LRU bound", "Unbounded cache", Lang::En), "Add an LRU bound");
+/// assert_eq!(
+///     what_was_done("Add an LRU bound", "캐시 크기 제한이 없습니다", Lang::Ko),
+///     "캐시 크기 제한이 없습니다"
+/// );
+/// ```
+pub fn what_was_done(instruction: &str, summary: &str, lang: Lang) -> String {
+    let instruction = instruction.split_whitespace().collect::<Vec<_>>().join(" ");
+    let summary = summary.split_whitespace().collect::<Vec<_>>().join(" ");
+    if !instruction.is_empty() && language_of([instruction.as_str()]) == lang || summary.is_empty()
+    {
+        instruction
+    } else {
+        summary
+    }
+}
+
+/// The completion reply: `Fixed in <short sha>: <what>` in `lang`, with the references in `what`
+/// made inert ([`inert_references`](crate::text::inert_references): a `#1` there is the
+/// follow-up's issue number, not the repository's issue 1).
 ///
 /// ```
 /// use review_core::followup::{fixed_reply, Lang};
 ///
 /// assert_eq!(fixed_reply(Lang::En, "3f2a9c1", "bounded the cache"), "Fixed in 3f2a9c1: bounded the cache");
 /// assert_eq!(fixed_reply(Lang::Ko, "3f2a9c1", "캐시 크기 제한"), "3f2a9c1에서 수정했습니다: 캐시 크기 제한");
+/// assert_eq!(fixed_reply(Lang::En, "3f2a9c1", "same as #1"), "Fixed in 3f2a9c1: same as `#1`");
 /// ```
 pub fn fixed_reply(lang: Lang, sha: &str, what: &str) -> String {
-    let what = what.trim().trim_end_matches('.');
+    let what = crate::text::inert_references(what.trim().trim_end_matches('.'));
+    let what = what.as_str();
     match lang {
         Lang::En => format!("Fixed in {sha}: {what}"),
         Lang::Ko => format!("{sha}에서 수정했습니다: {what}"),

@@ -717,6 +717,18 @@ fn review_state(state: ReviewState) -> &'static str {
     }
 }
 
+/// `(originalLine, originalStartLine)` of a thread: its `original_lines` (the lines it was
+/// written on, kept when it is outdated); `None` for file threads and when the model has none.
+fn original_thread_lines(t: &Thread) -> (Option<u32>, Option<u32>) {
+    if t.subject_type == SubjectType::File {
+        return (None, None);
+    }
+    match t.original_lines {
+        Some(r) => (Some(r.end), (r.start != r.end).then_some(r.start)),
+        None => (None, None),
+    }
+}
+
 /// `(line, startLine)` of a thread: `None` for outdated and file threads; `startLine` only for a
 /// range of several lines.
 fn thread_lines(t: &Thread) -> (Option<u32>, Option<u32>) {
@@ -1175,6 +1187,7 @@ impl<'a> Exec<'a> {
 
             (Obj::Thread(e, t), field) => {
                 let (line, start) = thread_lines(t);
+                let (original, original_start) = original_thread_lines(t);
                 match field {
                     "id" => leaf(t.id.0.clone()),
                     "isResolved" | "isCollapsed" | "viewerCanUnresolve" => leaf(t.is_resolved),
@@ -1184,6 +1197,8 @@ impl<'a> Exec<'a> {
                     "path" => leaf(t.path.clone()),
                     "line" => opt(line),
                     "startLine" => opt(start),
+                    "originalLine" => opt(original),
+                    "originalStartLine" => opt(original_start),
                     "diffSide" => leaf("RIGHT"),
                     "subjectType" => leaf(match t.subject_type {
                         SubjectType::Line => "LINE",

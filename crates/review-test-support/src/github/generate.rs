@@ -156,6 +156,7 @@ pub fn large_pull_request(
                 },
                 comments,
                 all_comments_read: true,
+                original_lines: None,
             }
         })
         .collect();

@@ -168,6 +168,8 @@ const THREAD: &[FieldDef] = &[
     f("path", "String!"),
     f("line", "Int"),
     f("startLine", "Int"),
+    f("originalLine", "Int"),
+    f("originalStartLine", "Int"),
     f("diffSide", "DiffSide!"),
     f("subjectType", "PullRequestReviewThreadSubjectType!"),
     f("viewerCanReply", "Boolean!"),
