@@ -24,10 +24,12 @@ fuzz_target!(|data: &[u8]| {
             path: "src/lib.rs",
             body: text,
             denied_paths: &denied,
+            security: None,
         },
     );
     let _ = time::parse_rfc3339(text);
     let _ = followup::intent(text);
+    let _ = followup::read_instruction(text);
     let _ = followup::language_of([text]);
     let _ = post::find_key(text);
     let marker = "finding_0123456789abcdef0123456789abcdef";

@@ -13,7 +13,7 @@ use crate::ports::DecisionsStore;
 
 /// What was recorded for one finding.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Recorded {
     /// The finding's fingerprint.

@@ -71,7 +71,7 @@ pub struct PollArgs {
 }
 
 /// One line `review watch` prints: an event.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct EventLine {
     /// What changed.
     event: watch::EventKind,

@@ -183,7 +183,9 @@ async fn an_agent_lists_plans_and_is_refused_on_a_persons_thread() {
     let (error, text) = session.call("resolve_thread", &json!({"pr": "1", "thread_id": "HUM"}));
     assert!(error, "a person's thread must be refused: {text}");
     assert!(
-        text.starts_with("refused (exit 6)") && text.contains("human participation"),
+        text.starts_with("refused (exit 6)")
+            && text.contains("human participation")
+            && text.contains("\nhint: "),
         "{text}"
     );
     let (error, text) = session.call(
@@ -307,7 +309,29 @@ async fn the_server_names_itself_and_each_tools_annotations_are_true() {
             );
         }
         let (mutations, files) = (github.mutations().len(), files_under(env.dir()));
-        let (_, text) = session.call(tool, &args);
+        let answer = session.request("tools/call", &json!({"name": tool, "arguments": args}));
+        let result = &answer["result"];
+        let text = result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        // Each tool declares the shape of its result, and a result keeps to it: the same JSON
+        // as structured content and as text.
+        let schema = &tools.iter().find(|t| t["name"] == tool).unwrap()["outputSchema"];
+        assert_eq!(schema["type"], "object", "{tool}: {schema}");
+        assert_ne!(result["isError"], true, "{tool}: {text}");
+        let content = &result["structuredContent"];
+        let validator = jsonschema::validator_for(schema).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(content)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{tool}: {errors:?} in {content}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).ok().as_ref(),
+            Some(content),
+            "{tool}: the text is the structured content"
+        );
         let changed = github.mutations().len() > mutations || files_under(env.dir()) != files;
         if annotations["readOnlyHint"] == true {
             assert!(
