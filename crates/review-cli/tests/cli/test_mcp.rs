@@ -83,13 +83,14 @@ impl Session {
     }
 
     fn call(&mut self, tool: &str, arguments: &Value) -> (bool, String) {
+        let result = self.call_result(tool, arguments);
+        (result["isError"] == true, text_of(&result))
+    }
+
+    /// The whole result of a call.
+    fn call_result(&mut self, tool: &str, arguments: &Value) -> Value {
         let answer = self.request("tools/call", &json!({"name": tool, "arguments": arguments}));
-        let result = &answer["result"];
-        let text = result["content"][0]["text"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        (result["isError"] == true, text)
+        answer["result"].clone()
     }
 
     fn tools(&mut self) -> Vec<String> {
@@ -101,6 +102,14 @@ impl Session {
             .map(|t| t["name"].as_str().unwrap().to_owned())
             .collect()
     }
+}
+
+/// The text of a call's result.
+fn text_of(result: &Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 impl Drop for Session {
@@ -309,12 +318,8 @@ async fn the_server_names_itself_and_each_tools_annotations_are_true() {
             );
         }
         let (mutations, files) = (github.mutations().len(), files_under(env.dir()));
-        let answer = session.request("tools/call", &json!({"name": tool, "arguments": args}));
-        let result = &answer["result"];
-        let text = result["content"][0]["text"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
+        let result = &session.call_result(tool, &args);
+        let text = text_of(result);
         // Each tool declares the shape of its result, and a result keeps to it: the same JSON
         // as structured content and as text.
         let schema = &tools.iter().find(|t| t["name"] == tool).unwrap()["outputSchema"];
