@@ -162,16 +162,60 @@ pub struct Author {
     pub login: String,
     /// The account type.
     pub kind: AuthorKind,
+    /// The author's association with the repository, as GitHub reported it on the comment
+    /// (`authorAssociation`); `None` for no association (GitHub's `NONE`) or not known (a
+    /// snapshot recorded before the field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub association: Option<Association>,
 }
 
 impl Author {
-    /// Builds an author.
+    /// Builds an author, of no known association with the repository.
     pub fn new(login: impl Into<String>, kind: AuthorKind) -> Self {
         Self {
             login: login.into(),
             kind,
+            association: None,
         }
     }
+
+    /// The same author, with `association`.
+    #[must_use]
+    pub fn with_association(mut self, association: Option<Association>) -> Self {
+        self.association = association;
+        self
+    }
+
+    /// Whether GitHub says the author owns the repository, is a member of its organisation or
+    /// a collaborator on it: an approximation of write access (GitHub does not report the
+    /// permission itself on a comment).
+    pub fn is_maintainer(&self) -> bool {
+        matches!(
+            self.association,
+            Some(Association::Owner | Association::Member | Association::Collaborator)
+        )
+    }
+}
+
+/// How a comment's author is associated with the repository (GitHub's
+/// `CommentAuthorAssociation`, but `NONE`, which is [`Author::association`]'s `None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Association {
+    /// Owns the repository.
+    Owner,
+    /// A member of the organisation that owns it.
+    Member,
+    /// Invited to collaborate on it.
+    Collaborator,
+    /// Has committed to it before.
+    Contributor,
+    /// Contributing for the first time on GitHub.
+    FirstTimer,
+    /// Contributing to this repository for the first time.
+    FirstTimeContributor,
+    /// A placeholder for an imported user.
+    Mannequin,
 }
 
 /// One comment of a review thread.

@@ -71,6 +71,7 @@ pub struct ReviewRef {
 pub struct ReviewComment {
     pub id: cynic::Id,
     pub author: Option<Actor>,
+    pub author_association: CommentAuthorAssociation,
     pub body: String,
     pub created_at: DateTime,
     pub url: Uri,
@@ -154,9 +155,23 @@ pub struct ReviewConnection {
 pub struct IssueComment {
     pub id: cynic::Id,
     pub author: Option<Actor>,
+    pub author_association: CommentAuthorAssociation,
     pub body: String,
     pub created_at: DateTime,
     pub url: Uri,
+}
+
+/// How a comment's author is associated with the repository.
+#[derive(cynic::Enum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommentAuthorAssociation {
+    Collaborator,
+    Contributor,
+    FirstTimer,
+    FirstTimeContributor,
+    Mannequin,
+    Member,
+    None,
+    Owner,
 }
 
 #[derive(cynic::QueryFragment, Debug, Clone)]

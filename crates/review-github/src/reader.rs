@@ -23,9 +23,9 @@ use std::collections::BTreeSet;
 
 use cynic::QueryBuilder;
 use review_core::model::{
-    Author, AuthorKind, ChecksState, Comment, CommentId, CommitId, HeadRepo, IssueComment,
-    LineRange, PrState, PullRequest, RepoId, Review, ReviewId, ReviewState, SubjectType, Thread,
-    ThreadId,
+    Association, Author, AuthorKind, ChecksState, Comment, CommentId, CommitId, HeadRepo,
+    IssueComment, LineRange, PrState, PullRequest, RepoId, Review, ReviewId, ReviewState,
+    SubjectType, Thread, ThreadId,
 };
 
 use crate::client::{ApiError, Client, ClientError, Repeat, Response};
@@ -87,6 +87,21 @@ fn author(actor: Option<q::Actor>) -> Option<Author> {
     })
 }
 
+/// GitHub's association of a comment's author with the repository; `NONE` is none.
+fn association(a: q::CommentAuthorAssociation) -> Option<Association> {
+    use q::CommentAuthorAssociation as A;
+    Some(match a {
+        A::Owner => Association::Owner,
+        A::Member => Association::Member,
+        A::Collaborator => Association::Collaborator,
+        A::Contributor => Association::Contributor,
+        A::FirstTimer => Association::FirstTimer,
+        A::FirstTimeContributor => Association::FirstTimeContributor,
+        A::Mannequin => Association::Mannequin,
+        A::None => return None,
+    })
+}
+
 fn line_range(start: Option<i32>, line: Option<i32>) -> Option<LineRange> {
     let end = u32::try_from(line?).ok()?;
     let start = start.and_then(|s| u32::try_from(s).ok()).unwrap_or(end);
@@ -96,7 +111,7 @@ fn line_range(start: Option<i32>, line: Option<i32>) -> Option<LineRange> {
 fn comment(c: q::ReviewComment) -> Comment {
     Comment {
         id: CommentId(c.id.into_inner()),
-        author: author(c.author),
+        author: author(c.author).map(|a| a.with_association(association(c.author_association))),
         body: c.body,
         created_at: c.created_at.0,
         url: c.url.0,
@@ -205,7 +220,7 @@ fn review(r: q::PullRequestReview) -> Review {
 fn issue_comment(c: q::IssueComment) -> IssueComment {
     IssueComment {
         id: CommentId(c.id.into_inner()),
-        author: author(c.author),
+        author: author(c.author).map(|a| a.with_association(association(c.author_association))),
         body: c.body,
         created_at: c.created_at.0,
         url: c.url.0,

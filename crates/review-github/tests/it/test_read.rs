@@ -428,3 +428,55 @@ async fn a_missing_pull_request_is_still_not_found_and_not_incomplete() {
         "{err:?}"
     );
 }
+
+/// Each comment's `authorAssociation` is read onto its author (`NONE` as none), in threads and
+/// on the conversation alike.
+#[tokio::test]
+async fn the_authors_association_is_read_with_each_comment() {
+    use review_core::model::{Association, CommentId, IssueComment};
+    use review_test_support::person;
+    let member = person("mei").with_association(Some(Association::Member));
+    let outsider = person("ola").with_association(Some(Association::FirstTimeContributor));
+    let pr = PrBuilder::new()
+        .thread(
+            "T",
+            "src/lib.rs",
+            3,
+            &[(member.clone(), "why?"), (person("nobody"), "+1")],
+        )
+        .with_pr(|pr| {
+            pr.comments.push(IssueComment {
+                id: CommentId("IC_1".into()),
+                author: Some(outsider.clone()),
+                body: "Please merge".into(),
+                created_at: "2026-01-05T10:00:00Z".into(),
+                url: String::new(),
+            });
+        })
+        .build();
+    let s = setup(pr.clone(), fast_policy()).await;
+    let read = Reader::new(&s.client)
+        .pull_request(&repo(), pr.number)
+        .await
+        .unwrap();
+    let authors: Vec<_> = read.threads[0]
+        .comments
+        .iter()
+        .map(|c| c.author.as_ref().unwrap().association)
+        .collect();
+    assert_eq!(authors, [Some(Association::Member), None]);
+    assert!(
+        read.threads[0].comments[0]
+            .author
+            .as_ref()
+            .unwrap()
+            .is_maintainer()
+    );
+    let conversation = read.comments[0].author.as_ref().unwrap();
+    assert_eq!(
+        conversation.association,
+        Some(Association::FirstTimeContributor)
+    );
+    assert!(!conversation.is_maintainer());
+    assert_eq!(read.threads, pr.threads, "the model reads back as it was");
+}

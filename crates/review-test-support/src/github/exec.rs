@@ -682,6 +682,21 @@ fn opt<'a, T: Into<Json>>(v: Option<T>) -> Result<Out<'a>, FieldErr> {
     Ok(v.map_or(Out::Null, |v| Out::Leaf(v.into())))
 }
 
+/// A comment author's `authorAssociation` as GitHub writes it (`NONE` for none).
+fn association(author: Option<&Author>) -> &'static str {
+    use review_core::model::Association as A;
+    match author.and_then(|a| a.association) {
+        None => "NONE",
+        Some(A::Owner) => "OWNER",
+        Some(A::Member) => "MEMBER",
+        Some(A::Collaborator) => "COLLABORATOR",
+        Some(A::Contributor) => "CONTRIBUTOR",
+        Some(A::FirstTimer) => "FIRST_TIMER",
+        Some(A::FirstTimeContributor) => "FIRST_TIME_CONTRIBUTOR",
+        Some(A::Mannequin) => "MANNEQUIN",
+    }
+}
+
 fn actor(author: Option<&Author>) -> Out<'_> {
     author.map_or(Out::Null, |a| {
         Out::Obj(Obj::Actor(&a.login, actor_type(a.kind)))
@@ -1221,6 +1236,7 @@ impl<'a> Exec<'a> {
             (Obj::ReviewComment(e, t, c), field) => match field {
                 "id" => leaf(c.id.0.clone()),
                 "author" => Ok(actor(c.author.as_ref())),
+                "authorAssociation" => leaf(association(c.author.as_ref())),
                 "body" => leaf(c.body.clone()),
                 "createdAt" => leaf(c.created_at.clone()),
                 "url" => leaf(c.url.clone()),
@@ -1259,6 +1275,7 @@ impl<'a> Exec<'a> {
             (Obj::IssueComment(e, c), field) => match field {
                 "id" => leaf(c.id.0.clone()),
                 "author" => Ok(actor(c.author.as_ref())),
+                "authorAssociation" => leaf(association(c.author.as_ref())),
                 "body" => leaf(c.body.clone()),
                 "createdAt" => leaf(c.created_at.clone()),
                 "url" => leaf(c.url.clone()),

@@ -183,6 +183,7 @@ const THREAD: &[FieldDef] = &[
 const REVIEW_COMMENT: &[FieldDef] = &[
     f("id", "ID!"),
     f("author", "Actor"),
+    f("authorAssociation", "CommentAuthorAssociation!"),
     f("body", "String!"),
     f("createdAt", "DateTime!"),
     f("url", "URI!"),
@@ -206,6 +207,7 @@ const REVIEW: &[FieldDef] = &[
 const ISSUE_COMMENT: &[FieldDef] = &[
     f("id", "ID!"),
     f("author", "Actor"),
+    f("authorAssociation", "CommentAuthorAssociation!"),
     f("body", "String!"),
     f("createdAt", "DateTime!"),
     f("url", "URI!"),
@@ -350,6 +352,16 @@ pub(crate) fn kind(name: &str) -> Option<Kind> {
             Scalar
         }
         "PullRequestState" => Enum(&["CLOSED", "MERGED", "OPEN"]),
+        "CommentAuthorAssociation" => Enum(&[
+            "COLLABORATOR",
+            "CONTRIBUTOR",
+            "FIRST_TIMER",
+            "FIRST_TIME_CONTRIBUTOR",
+            "MANNEQUIN",
+            "MEMBER",
+            "NONE",
+            "OWNER",
+        ]),
         "PullRequestReviewState" => Enum(&[
             "APPROVED",
             "CHANGES_REQUESTED",
