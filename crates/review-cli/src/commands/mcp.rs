@@ -17,7 +17,10 @@ use review_github::reader::Reader;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
-use rmcp::{ErrorData, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{
+    ErrorData, RoleServer, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::commands::common;
@@ -330,6 +333,43 @@ fn shown_in_lockdown(
         .is_some_and(review_core::model::Author::is_maintainer)
 }
 
+/// A finished command.
+struct Finished {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Reads a pipe to the end on a thread of its own.
+fn read_all(mut from: impl std::io::Read + Send + 'static) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = from.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+/// Sends a running command SIGINT (Ctrl-C: it stops at its next checkpoint and reports), when
+/// asked or when dropped (the call was dropped): no command outlives its call unasked.
+struct Interrupt(u32);
+
+impl Interrupt {
+    fn send(&self) {
+        if let Some(pid) = i32::try_from(self.0)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::INT);
+        }
+    }
+}
+
+impl Drop for Interrupt {
+    fn drop(&mut self) {
+        self.send();
+    }
+}
+
 /// The server.
 #[derive(Debug, Clone)]
 pub struct ReviewServer {
@@ -456,28 +496,89 @@ impl ReviewServer {
     /// Runs `review OPTIONS [--repo R] -- POSITIONALS` and turns its outcome into a tool result:
     /// stdout on success, the error and its hint otherwise. What came from the client goes
     /// after `--` or as an option's value, so it is never read as an option of its own.
+    ///
+    /// The command's narration (its stderr lines) goes to the client as progress notifications
+    /// when the call asked for them (a `progressToken`). A cancelled call sends the command
+    /// SIGINT, as Ctrl-C would: it stops at its next checkpoint, before the next mutation, and
+    /// reports what it did (exit 130); a call the server drops does the same.
     async fn run(
         &self,
         options: Vec<String>,
         positionals: Vec<String>,
         shape: Shape,
+        context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let exe = self.exe.clone();
         let mut args = options;
         if let Some(repo) = &self.repo {
             args.extend(["--repo".to_owned(), repo.clone()]);
         }
         args.extend(["--color".to_owned(), "never".to_owned(), "--".to_owned()]);
         args.extend(positionals);
-        let out = tokio::task::spawn_blocking(move || {
-            Command::new(exe).args(&args).stdin(Stdio::null()).output()
-        })
-        .await
+        let mut child = Command::new(&self.exe)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| ErrorData::internal_error(format!("cannot run review: {e}"), None))?;
+        let guard = Interrupt(child.id());
+        let stdout = child.stdout.take().map(read_all);
+        let (lines_tx, mut lines) = tokio::sync::mpsc::unbounded_channel();
+        let stderr = child.stderr.take().map(|err| {
+            std::thread::spawn(move || {
+                let mut all = String::new();
+                for line in std::io::BufRead::lines(std::io::BufReader::new(err)) {
+                    let Ok(line) = line else { break };
+                    all.push_str(&line);
+                    all.push('\n');
+                    let _ = lines_tx.send(line);
+                }
+                all
+            })
+        });
+        let mut waited = tokio::task::spawn_blocking(move || child.wait());
+        let token = context.meta.get_progress_token();
+        let (mut progress, mut cancelled) = (0u32, false);
+        let status = loop {
+            tokio::select! {
+                status = &mut waited => break status,
+                Some(line) = lines.recv() => {
+                    if let Some(token) = &token {
+                        progress += 1;
+                        let _ = context
+                            .peer
+                            .notify_progress(
+                                rmcp::model::ProgressNotificationParam::new(
+                                    token.clone(),
+                                    f64::from(progress),
+                                )
+                                .with_message(line),
+                            )
+                            .await;
+                    }
+                }
+                () = context.ct.cancelled(), if !cancelled => {
+                    cancelled = true;
+                    guard.send();
+                }
+            }
+        }
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
-        .map_err(|e| ErrorData::internal_error(format!("cannot run review: {e}"), None))?;
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        let code = out.status.code().unwrap_or(-1);
+        .map_err(|e| ErrorData::internal_error(format!("review did not finish: {e}"), None))?;
+        std::mem::forget(guard);
+        let joined = |h: Option<std::thread::JoinHandle<String>>| {
+            h.and_then(|h| h.join().ok()).unwrap_or_default()
+        };
+        let out = Finished {
+            code: status.code().unwrap_or(-1),
+            stdout: joined(stdout),
+            stderr: joined(stderr),
+        };
+        let Finished {
+            code,
+            stdout,
+            stderr,
+        } = out;
         if code == 0 {
             return match shape(&stdout) {
                 Ok(value) => Ok(CallToolResult::structured(value)),
@@ -495,6 +596,7 @@ impl ReviewServer {
             .collect();
         let what = match code {
             6 => "refused",
+            130 => "cancelled: stopped before its next change",
             7 => "done; threads still need a person",
             _ => "failed",
         };
@@ -685,6 +787,7 @@ impl ReviewServer {
     async fn plan_triage(
         &self,
         Parameters(p): Parameters<PrParam>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         match self.check_pr(&p.pr) {
             Ok(pr) => {
@@ -692,6 +795,7 @@ impl ReviewServer {
                     vec!["triage".into(), "--json".into(), "--no-apply".into()],
                     vec![pr],
                     json_of::<review_core::report::Report>,
+                    &context,
                 )
                 .await
             }
@@ -713,11 +817,17 @@ impl ReviewServer {
     async fn watch_once(
         &self,
         Parameters(p): Parameters<PrParam>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         match self.check_pr(&p.pr) {
             Ok(pr) => {
-                self.run(vec!["watch".into(), "--once".into()], vec![pr], events_of)
-                    .await
+                self.run(
+                    vec!["watch".into(), "--once".into()],
+                    vec![pr],
+                    events_of,
+                    &context,
+                )
+                .await
             }
             Err(why) => refuse(why),
         }
@@ -737,6 +847,7 @@ impl ReviewServer {
     async fn apply_triage(
         &self,
         Parameters(p): Parameters<PrParam>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         match self.check_pr(&p.pr) {
             Ok(pr) => {
@@ -744,6 +855,7 @@ impl ReviewServer {
                     vec!["triage".into(), "--apply".into(), "--json".into()],
                     vec![pr],
                     json_of::<review_core::report::Report>,
+                    &context,
                 )
                 .await
             }
@@ -765,6 +877,7 @@ impl ReviewServer {
     async fn resolve_thread(
         &self,
         Parameters(p): Parameters<ThreadParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         match self
             .check_pr(&p.pr)
@@ -775,6 +888,7 @@ impl ReviewServer {
                     vec!["resolve".into(), "--pr".into(), pr],
                     vec![p.thread_id],
                     lines_of,
+                    &context,
                 )
                 .await
             }
@@ -796,6 +910,7 @@ impl ReviewServer {
     async fn reply_thread(
         &self,
         Parameters(p): Parameters<ReplyParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let pr = match self
             .check_pr(&p.pr)
@@ -820,6 +935,7 @@ impl ReviewServer {
             ],
             vec![p.thread_id],
             lines_of,
+            &context,
         )
         .await
     }
@@ -838,6 +954,7 @@ impl ReviewServer {
     async fn record_verdicts(
         &self,
         Parameters(p): Parameters<VerdictParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let pr = match self.check_pr(&p.pr).and_then(|pr| {
             p.answers
@@ -854,6 +971,7 @@ impl ReviewServer {
             vec!["decide".into(), "--answers".into(), path, "--json".into()],
             vec![pr],
             recorded_of,
+            &context,
         )
         .await
     }
@@ -872,6 +990,7 @@ impl ReviewServer {
     async fn respond(
         &self,
         Parameters(p): Parameters<RespondParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let pr = match self.check_pr(&p.pr) {
             Ok(pr) => pr,
@@ -883,6 +1002,7 @@ impl ReviewServer {
             vec!["respond".into(), "--replies".into(), path],
             vec![pr],
             lines_of,
+            &context,
         )
         .await
     }
@@ -969,7 +1089,7 @@ impl ServerHandler for ReviewServer {
     async fn list_prompts(
         &self,
         _request: Option<rmcp::model::PaginatedRequestParams>,
-        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListPromptsResult, ErrorData> {
         Ok(rmcp::model::ListPromptsResult::with_all_items(prompts()))
     }
@@ -977,7 +1097,7 @@ impl ServerHandler for ReviewServer {
     async fn get_prompt(
         &self,
         request: rmcp::model::GetPromptRequestParams,
-        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
         let text = match request.name.as_str() {
             "judge_triage" => crate::judge::TRIAGE_PROMPT,

@@ -21,17 +21,33 @@ struct Session {
 
 impl Session {
     fn start(env: &TestEnvironment, github: &FakeGitHub, extra: &[&str]) -> Self {
+        Self::start_in(env, env.dir(), github, extra)
+    }
+
+    /// A session whose server runs in `dir` (a clone), with `env`'s home.
+    fn start_in(
+        env: &TestEnvironment,
+        dir: &std::path::Path,
+        github: &FakeGitHub,
+        extra: &[&str],
+    ) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_review"))
             .arg("mcp")
             .args(["--repo", "acme/widgets"])
             .args(extra)
-            .current_dir(env.dir())
+            .current_dir(dir)
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", env.dir())
             .env("GH_TOKEN", "test-token")
             .env("GITHUB_GRAPHQL_URL", github.graphql_url())
             .env("GITHUB_API_URL", github.rest_url())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "review")
+            .env("GIT_AUTHOR_EMAIL", "review@example.com")
+            .env("GIT_COMMITTER_NAME", "review")
+            .env("GIT_COMMITTER_EMAIL", "review@example.com")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -66,20 +82,40 @@ impl Session {
     }
 
     fn request(&mut self, method: &str, params: &Value) -> Value {
+        self.request_seeing(method, params).0
+    }
+
+    /// A request's answer, and the notifications the server sent before it.
+    fn request_seeing(&mut self, method: &str, params: &Value) -> (Value, Vec<Value>) {
+        let id = self.send_request(method, params);
+        let mut notifications = Vec::new();
+        loop {
+            let message = self.read();
+            if message["id"] == id {
+                return (message, notifications);
+            }
+            if message.get("id").is_none() {
+                notifications.push(message);
+            }
+        }
+    }
+
+    /// Sends a request without waiting for its answer; returns its id.
+    fn send_request(&mut self, method: &str, params: &Value) -> u64 {
         let id = self.next;
         self.next += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "the server closed"
-            );
-            let message: Value = serde_json::from_str(&line).expect("stdout carries JSON-RPC only");
-            if message["id"] == id {
-                return message;
-            }
-        }
+        id
+    }
+
+    /// The next message from the server.
+    fn read(&mut self) -> Value {
+        let mut line = String::new();
+        assert!(
+            self.stdout.read_line(&mut line).unwrap() > 0,
+            "the server closed"
+        );
+        serde_json::from_str(&line).expect("stdout carries JSON-RPC only")
     }
 
     fn call(&mut self, tool: &str, arguments: &Value) -> (bool, String) {
@@ -508,4 +544,139 @@ async fn lockdown_withholds_what_people_without_write_access_wrote() {
         text.contains(planted),
         "without --lockdown it is shown: {text}"
     );
+}
+
+/// A long call reports progress: with a `progressToken`, each line the command narrates comes
+/// as a progress notification before the answer, in order.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_call_reports_its_progress() {
+    let (env, github) = setup().await;
+    let mut session = Session::start(&env, &github, &[]);
+    let (answer, notifications) = session.request_seeing(
+        "tools/call",
+        &json!({"name": "plan_triage", "arguments": {"pr": "1"}, "_meta": {"progressToken": "p-1"}}),
+    );
+    assert_ne!(answer["result"]["isError"], true, "{answer}");
+    let progress: Vec<&Value> = notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .map(|n| &n["params"])
+        .collect();
+    assert!(progress.len() >= 3, "{notifications:?}");
+    assert!(progress.iter().all(|p| p["progressToken"] == "p-1"));
+    let steps: Vec<f64> = progress
+        .iter()
+        .map(|p| p["progress"].as_f64().unwrap())
+        .collect();
+    assert!(steps.windows(2).all(|w| w[0] < w[1]), "{steps:?}");
+    assert!(
+        progress
+            .iter()
+            .all(|p| p["message"].as_str().unwrap().starts_with("[triage] ")),
+        "{progress:?}"
+    );
+    // Without a token, no progress is sent.
+    let (_, notifications) = session.request_seeing(
+        "tools/call",
+        &json!({"name": "plan_triage", "arguments": {"pr": "1"}}),
+    );
+    assert!(notifications.is_empty(), "{notifications:?}");
+}
+
+/// Cancelling a call stops its command as Ctrl-C would: the fix under way is finished and
+/// committed, no other fix starts, and nothing more is written (the resolves come after the
+/// fixes). Nothing is left half done.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancelled_apply_stops_before_its_next_change() {
+    use crate::attack_harness::{Attack, CODE, UNWRAP_FIX, bugbot};
+    let a = Attack::with_files(&[("src/lib.rs", CODE), ("src/two.rs", CODE)]).await;
+    a.open_pr(|b| {
+        b.thread(
+            "ONE",
+            "src/lib.rs",
+            3,
+            &[(
+                bot("cursor"),
+                &bugbot("Unchecked unwrap panics", UNWRAP_FIX),
+            )],
+        )
+        .thread(
+            "TWO",
+            "src/two.rs",
+            3,
+            &[(
+                bot("cursor"),
+                &bugbot("Unchecked unwrap panics here too", UNWRAP_FIX),
+            )],
+        )
+        .thread(
+            "NIT",
+            "src/lib.rs",
+            1,
+            &[(
+                bot("coderabbitai"),
+                "_🧹 Nitpick_\n\n**Prefer `let else`.**",
+            )],
+        )
+    });
+    let started = a.outside("started");
+    let fixer = a.sh(
+        "fix.sh",
+        &format!(
+            "input=$(cat)\nf=$(printf '%s' \"$input\" | grep -o 'src/[a-z]*\\.rs' | head -n 1)\necho \"$f\" >> '{}'\nsleep 2\nsed -i 's/get().unwrap()/get()?/' \"$f\"\n",
+            started.display()
+        ),
+    );
+    a.env.write_user_config(&format!(
+        "[commands]\nfixer = \"{}\"\n",
+        fixer.replace('"', "\\\"")
+    ));
+    let commits = || crate::common::git_out(&a.work, &["rev-list", "--count", "HEAD"]);
+    let before = commits();
+    let mut session = Session::start_in(&a.env, &a.work, &a.github, &["--allow-writes"]);
+    let id = session.send_request(
+        "tools/call",
+        &json!({"name": "apply_triage", "arguments": {"pr": "1"}}),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !started.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the fixer never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    session.send(&json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": id, "reason": "the user changed their mind"},
+    }));
+    // The fix under way is finished and committed; then the run stops.
+    while commits() == before {
+        if std::time::Instant::now() > deadline {
+            let status = crate::common::git_out(&a.work, &["status", "--porcelain"]);
+            panic!("the fix under way was not committed: {status}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let fixed = std::fs::read_to_string(&started).unwrap();
+    assert_eq!(fixed.lines().count(), 1, "no other fix started: {fixed}");
+    assert_eq!(
+        commits().parse::<u32>().unwrap(),
+        before.parse::<u32>().unwrap() + 1,
+        "one fix, committed"
+    );
+    assert!(
+        a.github.mutations().is_empty(),
+        "{:?}",
+        a.github.mutations()
+    );
+    assert_eq!(
+        crate::common::git_out(&a.work, &["status", "--porcelain", "--untracked-files=no"]),
+        "",
+        "nothing left half done"
+    );
+    // The server still answers.
+    assert!(session.tools().contains(&"apply_triage".to_owned()));
 }
