@@ -42,6 +42,17 @@ impl Output {
     }
 }
 
+/// A git that reads no user or system config and commits as `review`: what the tests' git
+/// commands and the tool's own run with.
+pub const GIT_IDENTITY: [(&str, &str); 6] = [
+    ("GIT_CONFIG_GLOBAL", "/dev/null"),
+    ("GIT_CONFIG_NOSYSTEM", "1"),
+    ("GIT_AUTHOR_NAME", "review"),
+    ("GIT_AUTHOR_EMAIL", "review@example.com"),
+    ("GIT_COMMITTER_NAME", "review"),
+    ("GIT_COMMITTER_EMAIL", "review@example.com"),
+];
+
 /// An isolated place to run the binary.
 pub struct TestEnvironment {
     dir: tempfile::TempDir,

@@ -115,12 +115,7 @@ pub fn review_in(work: &Path, home: &Path, github: &FakeGitHub, graphql: &str) -
         .env("NO_COLOR", "1")
         .env("GITHUB_GRAPHQL_URL", graphql)
         .env("GITHUB_API_URL", github.rest_url())
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "review")
-        .env("GIT_AUTHOR_EMAIL", "review@example.com")
-        .env("GIT_COMMITTER_NAME", "review")
-        .env("GIT_COMMITTER_EMAIL", "review@example.com")
+        .envs(crate::common::GIT_IDENTITY)
         .stdin(std::process::Stdio::null());
     cmd
 }

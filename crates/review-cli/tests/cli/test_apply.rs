@@ -98,12 +98,7 @@ fn review_in(work: &Path, github: &FakeGitHub) -> Command {
         .env("HOME", work)
         .env("GH_TOKEN", "test-token")
         .env("GITHUB_GRAPHQL_URL", github.graphql_url())
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "review")
-        .env("GIT_AUTHOR_EMAIL", "review@example.com")
-        .env("GIT_COMMITTER_NAME", "review")
-        .env("GIT_COMMITTER_EMAIL", "review@example.com");
+        .envs(crate::common::GIT_IDENTITY);
     cmd
 }
 

@@ -74,12 +74,7 @@ impl Setup {
             .env("NO_COLOR", "1")
             .env("GITHUB_GRAPHQL_URL", self.github.graphql_url())
             .env("GITHUB_API_URL", self.github.rest_url())
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "review")
-            .env("GIT_AUTHOR_EMAIL", "review@example.com")
-            .env("GIT_COMMITTER_NAME", "review")
-            .env("GIT_COMMITTER_EMAIL", "review@example.com")
+            .envs(crate::common::GIT_IDENTITY)
             .stdin(Stdio::null());
         for (k, v) in vars {
             cmd.env(k, v);
