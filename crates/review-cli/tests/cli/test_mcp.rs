@@ -675,3 +675,73 @@ async fn a_cancelled_apply_stops_before_its_next_change() {
     // The server still answers.
     assert!(session.tools().contains(&"apply_triage".to_owned()));
 }
+
+/// The official TypeScript SDK's client, run with node from `tests/mcp-client` (installed by
+/// `npm ci --prefix tests/mcp-client`), or `None` (with a note) when it is not installed and
+/// not required (`REVIEW_REQUIRE_MCP_CLIENT=1`, as CI sets, makes that a failure).
+#[allow(
+    clippy::print_stderr,
+    reason = "the note that says the test was skipped"
+)]
+fn typescript_client_or_skip() -> Option<std::path::PathBuf> {
+    let dir = crate::common::workspace_root().join("tests/mcp-client");
+    let installed = dir.join("node_modules/@modelcontextprotocol/sdk").is_dir()
+        && Command::new("node").arg("--version").output().is_ok();
+    if installed {
+        return Some(dir.join("client.mjs"));
+    }
+    assert!(
+        std::env::var("REVIEW_REQUIRE_MCP_CLIENT").as_deref() != Ok("1"),
+        "REVIEW_REQUIRE_MCP_CLIENT=1 but the client is not installed: run `npm ci --prefix tests/mcp-client`"
+    );
+    eprintln!(
+        "note: the TypeScript MCP client is not installed (npm ci --prefix tests/mcp-client); skipped"
+    );
+    None
+}
+
+/// An independent client, the official TypeScript SDK, makes the same handshake and a call:
+/// it sees the server's name, instructions, the tools with their annotations and output
+/// schemas, and a structured result it checks against the tool's schema itself.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_official_typescript_client_connects_lists_and_calls() {
+    let Some(client) = typescript_client_or_skip() else {
+        return;
+    };
+    let (env, github) = setup().await;
+    let out = Command::new("node")
+        .arg(&client)
+        .arg(env!("CARGO_BIN_EXE_review"))
+        .args(["mcp", "--repo", "acme/widgets"])
+        .current_dir(env.dir())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", env.dir())
+        .env("GH_TOKEN", "test-token")
+        .env("GITHUB_GRAPHQL_URL", github.graphql_url())
+        .env("GITHUB_API_URL", github.rest_url())
+        .envs(crate::common::GIT_IDENTITY)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(seen["server"]["name"], "review", "{seen}");
+    assert!(
+        seen["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("Threads a person took part in")
+    );
+    let tools = seen["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 4, "the read-only server: {tools:?}");
+    for t in tools {
+        assert_eq!(t["outputSchema"], true, "{t}");
+        assert!(t["readOnly"].is_boolean(), "{t}");
+    }
+    let result = &seen["result"];
+    assert_ne!(result["isError"], true, "{result}");
+    assert_eq!(result["structuredContent"]["total"], 2, "{result}");
+    assert!(github.mutations().is_empty());
+}
