@@ -579,6 +579,28 @@ impl ReviewServer {
             stdout,
             stderr,
         } = out;
+        if cancelled && let Some(token) = &token {
+            // The client gets no answer to a cancelled call: what the command did before it
+            // stopped reaches it as the last progress message (and `review log` lists every
+            // change the tool made).
+            let done = stderr
+                .lines()
+                .rev()
+                .find(|l| l.contains(" done — ") || l.contains("Stopped after"))
+                .unwrap_or("nothing reported");
+            let _ = context
+                .peer
+                .notify_progress(
+                    rmcp::model::ProgressNotificationParam::new(
+                        token.clone(),
+                        f64::from(progress + 1),
+                    )
+                    .with_message(format!(
+                        "cancelled (exit {code}): stopped before its next change; {done}"
+                    )),
+                )
+                .await;
+        }
         if code == 0 {
             return match shape(&stdout) {
                 Ok(value) => Ok(CallToolResult::structured(value)),

@@ -80,7 +80,8 @@ impl Session {
         self.request_seeing(method, params).0
     }
 
-    /// A request's answer, and the notifications the server sent before it.
+    /// A request's answer, and what else the server sent before it (notifications, answers to
+    /// other requests).
     fn request_seeing(&mut self, method: &str, params: &Value) -> (Value, Vec<Value>) {
         let id = self.send_request(method, params);
         let mut notifications = Vec::new();
@@ -89,9 +90,7 @@ impl Session {
             if message["id"] == id {
                 return (message, notifications);
             }
-            if message.get("id").is_none() {
-                notifications.push(message);
-            }
+            notifications.push(message);
         }
     }
 
@@ -631,7 +630,7 @@ async fn a_cancelled_apply_stops_before_its_next_change() {
     let mut session = Session::start_in(&a.env, &a.work, &a.github, &["--allow-writes"]);
     let id = session.send_request(
         "tools/call",
-        &json!({"name": "apply_triage", "arguments": {"pr": "1"}}),
+        &json!({"name": "apply_triage", "arguments": {"pr": "1"}, "_meta": {"progressToken": 7}}),
     );
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while !started.exists() {
@@ -672,8 +671,24 @@ async fn a_cancelled_apply_stops_before_its_next_change() {
         "",
         "nothing left half done"
     );
-    // The server still answers.
-    assert!(session.tools().contains(&"apply_triage".to_owned()));
+    // A cancelled call gets no answer: what it did is its last progress message. The server
+    // still answers.
+    let (tools, notifications) = session.request_seeing("tools/list", &json!({}));
+    assert!(tools["result"]["tools"].is_array(), "{tools}");
+    let last = notifications
+        .iter()
+        .rfind(|n| n["method"] == "notifications/progress")
+        .unwrap_or_else(|| panic!("{notifications:?}"));
+    let message = last["params"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("cancelled (exit 130): stopped before its next change; [triage] done")
+            && message.contains("actioned=1"),
+        "{message}"
+    );
+    assert!(
+        notifications.iter().all(|n| n.get("id").is_none()),
+        "no answer to the cancelled call: {notifications:?}"
+    );
 }
 
 /// The official TypeScript SDK's client, run with node from `tests/mcp-client` (installed by
