@@ -760,13 +760,18 @@ pub(crate) async fn post_replies(
             continue;
         }
         let id = ThreadId(reply.thread_id.clone());
-        if let Err(e) = common::bot_thread(pr, &id, automation) {
-            let refusal = pr.thread(&id).and_then(|t| automation.may_act(t, pr).err());
-            lines.push(match refusal {
-                Some(refusal) if hand_over(files.as_ref(), &id.0, &refusal)? => {
-                    handed_line(&id, &refusal)
-                }
-                _ => format!("skipped  {id}: {e}"),
+        let Some(read) = pr.thread(&id) else {
+            lines.push(format!(
+                "skipped  {id}: thread {id} is not on PR #{}",
+                pr.number
+            ));
+            continue;
+        };
+        if let Err(refusal) = automation.may_act(read, pr) {
+            lines.push(if hand_over(files.as_ref(), &id.0, &refusal)? {
+                handed_line(&id, &refusal)
+            } else {
+                format!("skipped  {id}: thread {id}: {refusal}")
             });
             continue;
         }

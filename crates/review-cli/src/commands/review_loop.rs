@@ -485,10 +485,8 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
         if max_polls.is_some_and(|m| polls >= m) {
             return summarize(&files, polls);
         }
-        let _spinner = output::Spinner::start("waiting for the next poll");
-        tokio::select! {
-            () = tokio::time::sleep(watch::jittered(interval)) => {}
-            () = crate::command::stopped() => return interrupted(&files, polls),
+        if watch::pause(interval).await.is_err() {
+            return interrupted(&files, polls);
         }
     }
 }

@@ -94,7 +94,7 @@ fn now() -> i64 {
 }
 
 /// `base` seconds, give or take a random tenth.
-pub(crate) fn jittered(base: u64) -> Duration {
+fn jittered(base: u64) -> Duration {
     let spread = base * 100; // milliseconds in a tenth
     if spread == 0 {
         return Duration::ZERO;
@@ -357,12 +357,13 @@ pub(crate) fn settings(expect_bots: &[String], late_after_minutes: u64) -> Watch
     }
 }
 
-/// Sleeps `seconds` give or take a tenth; `Err` on Ctrl-C.
+/// Sleeps `seconds` give or take a tenth; `Err` once Ctrl-C was pressed, now or during the
+/// poll before (see [`crate::command::stop_on_ctrl_c`], which the caller starts).
 pub(crate) async fn pause(seconds: u64) -> Result<(), CliError> {
     let _spinner = output::Spinner::start("waiting for the next poll");
     tokio::select! {
         () = tokio::time::sleep(jittered(seconds)) => Ok(()),
-        _ = tokio::signal::ctrl_c() => Err(CliError::Interrupted),
+        () = crate::command::stopped() => Err(CliError::Interrupted),
     }
 }
 
@@ -401,6 +402,8 @@ pub async fn run(args: WatchArgs) -> Result<(), CliError> {
     } else {
         args.poll.max_polls
     };
+    // A Ctrl-C during a poll is heard too: the poll ends, then the watcher stops.
+    crate::command::stop_on_ctrl_c();
     let mut polls = 0u64;
     loop {
         let (events, open) = watcher.poll().await?;

@@ -31,18 +31,9 @@ impl Session {
         github: &FakeGitHub,
         extra: &[&str],
     ) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_review"))
-            .arg("mcp")
-            .args(["--repo", "acme/widgets"])
-            .args(extra)
-            .current_dir(dir)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", env.dir())
-            .env("GH_TOKEN", "test-token")
-            .env("GITHUB_GRAPHQL_URL", github.graphql_url())
-            .env("GITHUB_API_URL", github.rest_url())
-            .envs(crate::common::GIT_IDENTITY)
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_review"));
+        cmd.arg("mcp").args(["--repo", "acme/widgets"]).args(extra);
+        let mut child = server_environment(&mut cmd, env, dir, github)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -132,6 +123,24 @@ impl Session {
             .map(|t| t["name"].as_str().unwrap().to_owned())
             .collect()
     }
+}
+
+/// `cmd` as the server runs: in `dir`, with nothing of this machine's environment but `PATH`,
+/// `env`'s home, a token, the fake's endpoints and a git identity.
+fn server_environment<'a>(
+    cmd: &'a mut Command,
+    env: &TestEnvironment,
+    dir: &std::path::Path,
+    github: &FakeGitHub,
+) -> &'a mut Command {
+    cmd.current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", env.dir())
+        .env("GH_TOKEN", "test-token")
+        .env("GITHUB_GRAPHQL_URL", github.graphql_url())
+        .env("GITHUB_API_URL", github.rest_url())
+        .envs(crate::common::GIT_IDENTITY)
 }
 
 /// The text of a call's result.
@@ -724,18 +733,11 @@ async fn the_official_typescript_client_connects_lists_and_calls() {
         return;
     };
     let (env, github) = setup().await;
-    let out = Command::new("node")
-        .arg(&client)
+    let mut node = Command::new("node");
+    node.arg(&client)
         .arg(env!("CARGO_BIN_EXE_review"))
-        .args(["mcp", "--repo", "acme/widgets"])
-        .current_dir(env.dir())
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", env.dir())
-        .env("GH_TOKEN", "test-token")
-        .env("GITHUB_GRAPHQL_URL", github.graphql_url())
-        .env("GITHUB_API_URL", github.rest_url())
-        .envs(crate::common::GIT_IDENTITY)
+        .args(["mcp", "--repo", "acme/widgets"]);
+    let out = server_environment(&mut node, &env, env.dir(), &github)
         .stdin(Stdio::null())
         .output()
         .unwrap();

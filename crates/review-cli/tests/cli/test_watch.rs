@@ -62,20 +62,12 @@ impl Loop {
         let rest = self.github.rest_url();
         let mut full = args.to_vec();
         full.extend(["1", "--repo", "acme/widgets"]);
-        f(
-            &self.env,
-            &full,
-            &[
-                ("GITHUB_GRAPHQL_URL", &graphql),
-                ("GITHUB_API_URL", &rest),
-                ("GIT_CONFIG_GLOBAL", "/dev/null"),
-                ("GIT_CONFIG_NOSYSTEM", "1"),
-                ("GIT_AUTHOR_NAME", "review"),
-                ("GIT_AUTHOR_EMAIL", "review@example.com"),
-                ("GIT_COMMITTER_NAME", "review"),
-                ("GIT_COMMITTER_EMAIL", "review@example.com"),
-            ],
-        )
+        let mut vars = vec![
+            ("GITHUB_GRAPHQL_URL", graphql.as_str()),
+            ("GITHUB_API_URL", &rest),
+        ];
+        vars.extend(crate::common::GIT_IDENTITY);
+        f(&self.env, &full, &vars)
     }
 
     fn run(&self, args: &[&str]) -> Output {
@@ -807,27 +799,11 @@ async fn a_round_without_a_commit_answers_at_once() {
     );
 }
 
-/// Regression: Ctrl-C said "the report above says what was done" with no report above it. The
-/// loop prints its final summary on Ctrl-C (exit 130) and after its last poll.
-#[tokio::test(flavor = "multi_thread")]
-async fn the_loop_prints_a_final_summary_when_stopped() {
-    let lp = Loop::start().await;
-    two_findings(&lp);
-    let out = loop_run(&lp, "1");
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.stderr.contains(
-            "[loop] Stopped after 1 poll: 1 round · 1 fixed · 1 rejected.\n\
-             [loop] 2 replies still owed (posted when their fix is pushed, or on the next run).\n\
-             [loop] 0 human comments and 0 escalations remain open, awaiting you.\n\
-             [loop] The state is kept: run the loop again to resume."
-        ),
-        "{}",
-        out.stderr
-    );
-
+/// Runs `review ARGS` until its first poll is printed, then presses Ctrl-C (SIGINT); returns
+/// its exit code and what it narrated.
+fn ctrl_c_after_the_first_poll(lp: &Loop, args: &[&str]) -> (Option<i32>, String) {
     let mut child = lp
-        .command(&["loop", "--triager-cmd", "sh triage.sh", "--interval", "600"])
+        .command(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -860,7 +836,6 @@ async fn the_loop_prints_a_final_summary_when_stopped() {
             }
         }
     }
-    // Ctrl-C whatever step the loop is at: it listens from before its first poll.
     let pid = child.id().to_string();
     let killed = std::process::Command::new("kill")
         .args(["-INT", &pid])
@@ -869,8 +844,42 @@ async fn the_loop_prints_a_final_summary_when_stopped() {
     assert!(killed.success());
     let status = child.wait().unwrap();
     seen.extend(rx.iter());
-    let text = seen.join("\n");
-    assert_eq!(status.code(), Some(130), "{text}");
+    (status.code(), seen.join("\n"))
+}
+
+/// `review watch` stops on Ctrl-C (exit 130) whenever it comes: it listens from before its
+/// first poll, as the loop does.
+#[tokio::test(flavor = "multi_thread")]
+async fn watch_stops_on_ctrl_c() {
+    let lp = Loop::start().await;
+    let (code, text) = ctrl_c_after_the_first_poll(&lp, &["watch", "--interval", "600"]);
+    assert_eq!(code, Some(130), "{text}");
+}
+
+/// Regression: Ctrl-C said "the report above says what was done" with no report above it. The
+/// loop prints its final summary on Ctrl-C (exit 130) and after its last poll.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_loop_prints_a_final_summary_when_stopped() {
+    let lp = Loop::start().await;
+    two_findings(&lp);
+    let out = loop_run(&lp, "1");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "[loop] Stopped after 1 poll: 1 round · 1 fixed · 1 rejected.\n\
+             [loop] 2 replies still owed (posted when their fix is pushed, or on the next run).\n\
+             [loop] 0 human comments and 0 escalations remain open, awaiting you.\n\
+             [loop] The state is kept: run the loop again to resume."
+        ),
+        "{}",
+        out.stderr
+    );
+
+    let (code, text) = ctrl_c_after_the_first_poll(
+        &lp,
+        &["loop", "--triager-cmd", "sh triage.sh", "--interval", "600"],
+    );
+    assert_eq!(code, Some(130), "{text}");
     assert!(text.contains("[loop] stopped by Ctrl-C"), "{text}");
     assert!(text.contains("[loop] Stopped after 1 poll: "), "{text}");
 }
