@@ -7,7 +7,12 @@
 //! cargo run -p review-classify --example evaluate
 //! cargo run -p review-classify --example evaluate -- --titles   # also every title read
 //! cargo run -p review-classify --example evaluate -- --misses   # the tuned part's misses
+//! cargo run -p review-classify --example evaluate -- --all      # every tuned case's outcome
+//! cargo run -p review-classify --example evaluate -- --tuned    # no figures of the held-back part
 //! ```
+//!
+//! `--tuned` is for working on the reader: the held-back part's figures are measured once a
+//! change is made, not watched while it is made.
 #![allow(
     clippy::print_stdout,
     clippy::print_stderr,
@@ -38,13 +43,19 @@ fn main() {
     }
     println!("reading, tuned part:");
     print!("{}", report.render());
+    let tuned_only = std::env::args().any(|a| a == "--tuned");
+    let parts: &[Part] = if tuned_only {
+        &[Part::Tuned]
+    } else {
+        &[Part::Tuned, Part::HeldBack]
+    };
     let plans = PlanReport::new(&cases);
-    println!();
-    print!("{}", plans.render_part(Part::Tuned));
-    println!();
-    print!("{}", plans.render_part(Part::HeldBack));
+    for &part in parts {
+        println!();
+        print!("{}", plans.render_part(part));
+    }
     let judged = PlanReport::judged(&cases, Judging::Scripted);
-    for part in [Part::Tuned, Part::HeldBack] {
+    for &part in parts {
         println!();
         print!("{}", judged.render_part(part));
         println!("left to a person by a hard gate:");
@@ -55,5 +66,9 @@ fn main() {
     if std::env::args().any(|a| a == "--misses") {
         println!("\ntuned part, not as labelled:");
         print!("{}", plans.render_tuned_misses());
+    }
+    if std::env::args().any(|a| a == "--all") {
+        println!("\ntuned part, every case:");
+        print!("{}", plans.render_tuned_all());
     }
 }

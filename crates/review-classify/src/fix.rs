@@ -271,6 +271,60 @@ pub(crate) fn names_change(sentence: &str) -> bool {
     !sentence.is_ascii() && CJK_INSTRUCTIONS.iter().any(|p| sentence.contains(p))
 }
 
+/// Verbs that open an instruction only in prose without code (`Reuse the value from the first
+/// read`), beside [`FIX_VERBS`].
+const PROSE_VERBS: &[&str] = &["reuse", "wait", "respond", "defer", "retry"];
+
+/// The shortest and longest instruction in prose without a code span, in words: "Fix this." names
+/// nothing, and a long sentence describes more than one change.
+const PROSE_WORDS: std::ops::RangeInclusive<usize> = 4..=24;
+
+/// Whether a sentence in plain prose, without a code span, names the change: it opens with a fix
+/// verb (`Send the response only after the commit succeeds`, `Propagate the error instead of
+/// converting it`) or makes a gerund clause the fix (`Trimming before the check avoids the
+/// request`); it is not hedged, offers no second change (`Reorder the statements or wrap the
+/// copy`) and is neither too short to name anything nor long enough to name several things.
+pub(crate) fn instructs_in_prose(sentence: &str) -> bool {
+    let w = words(&plain(sentence));
+    if has_any(&w, HEDGES) || has_any(&w, EXAMPLES) {
+        return false;
+    }
+    let tokens: Vec<&str> = w.split_whitespace().collect();
+    let mut at = 0;
+    while tokens.get(at).is_some_and(|t| {
+        matches!(
+            *t,
+            "fix" | "suggestion" | "suggested" | "please" | "instead" | "so" | "then"
+        )
+    }) {
+        at += 1;
+    }
+    let rest = tokens.get(at..).unwrap_or(&[]);
+    if !PROSE_WORDS.contains(&rest.len()) {
+        return false;
+    }
+    let is_verb =
+        |t: &str| FIX_VERBS.contains(&t) || PROSE_VERBS.contains(&t) || FOREIGN_VERBS.contains(&t);
+    // A second instruction after "or": a choice, which is the author's.
+    if rest
+        .windows(2)
+        .any(|p| matches!(p, [or, verb] if *or == "or" && is_verb(verb)))
+    {
+        return false;
+    }
+    let first = rest.first().copied().unwrap_or("");
+    // "Make X deterministic", "Keep it safe": a goal, not the change that reaches it.
+    if is_verb(first) && !matches!(first, "make" | "keep" | "only") {
+        return true;
+    }
+    let gerund = first.strip_suffix("ing").is_some_and(|stem| {
+        FIX_VERBS
+            .iter()
+            .any(|v| *v == stem || v.strip_suffix('e') == Some(stem) || doubled(v, stem))
+    });
+    gerund && has_any(&w, OUTCOMES)
+}
+
 /// `stem` is `verb` with its last consonant doubled (`trim` -> `trimm`ing).
 fn doubled(verb: &str, stem: &str) -> bool {
     stem.len() == verb.len() + 1
@@ -319,6 +373,38 @@ pub(crate) fn named_change(doc: &Doc, title_line: Option<&str>) -> Option<String
         .map(|s| {
             format!(
                 "a sentence names the change: \"{}\"",
+                truncate(&plain(s), 80)
+            )
+        })
+        .or_else(|| prose_change(doc, title_line))
+}
+
+/// Where a finding says what to change in plain prose ([`instructs_in_prose`]): the title, else a
+/// sentence or `;` clause of its description (not a quote, a table, a heading or a list item).
+fn prose_change(doc: &Doc, title_line: Option<&str>) -> Option<String> {
+    if let Some(title) = title_line
+        && instructs_in_prose(title)
+    {
+        return Some(format!(
+            "the title says what to change: \"{}\"",
+            truncate(&plain(title), 80)
+        ));
+    }
+    doc.lines
+        .iter()
+        .filter(|l| {
+            let t = l.trim_start();
+            let list_item = ["- ", "* ", "+ "].iter().any(|m| t.starts_with(m))
+                || t.split_once(". ")
+                    .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            !t.is_empty() && !list_item && !t.starts_with(['>', '|', '#', '<'])
+        })
+        .flat_map(|l| sentences(l))
+        .flat_map(|s| s.split("; "))
+        .find(|s| instructs_in_prose(s))
+        .map(|s| {
+            format!(
+                "a sentence says what to change: \"{}\"",
                 truncate(&plain(s), 80)
             )
         })
@@ -584,6 +670,61 @@ mod tests {
         ] {
             assert!(!names_change(s), "{s}");
         }
+    }
+
+    #[test]
+    fn instructions_in_plain_prose() {
+        for s in [
+            "Send the response only after the commit succeeds.",
+            "Propagate the error instead of converting it.",
+            "reuse the value from the first read.",
+            "Trimming before the check avoids the request.",
+            "Please close the reader when the loop exits early.",
+            "Reject negative page sizes",
+        ] {
+            assert!(instructs_in_prose(s), "{s}");
+        }
+        for s in [
+            // Too short to name anything.
+            "Fix this.",
+            "Handle errors.",
+            // Hedged, illustrated, or a goal rather than a change.
+            "Consider caching the parsed schema between requests.",
+            "Add a guard, for example a length check before the loop.",
+            "Make resume ordering deterministic after reconnect",
+            // A choice between two changes is the author's.
+            "Reorder the statements or wrap the copy in the same transaction.",
+            // Not an instruction.
+            "The handler acknowledges the event before the write commits.",
+            "It would be more robust to compute the schedule in the configured time zone.",
+            // Long enough to name several changes.
+            "Add a retry with backoff around the upload and then update the progress bar and \
+             the cache and the metrics and the audit log in the same transaction block.",
+        ] {
+            assert!(!instructs_in_prose(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn prose_instructions_are_read_from_the_description_not_lists_or_quotes() {
+        let doc =
+            Doc::parse("The handler acks early; send the response only after the commit succeeds.");
+        let why = prose_change(&doc, None).unwrap();
+        assert!(why.starts_with("a sentence says what to change"), "{why}");
+        for body in [
+            "> Send the response only after the commit succeeds.",
+            "- Send the response only after the commit succeeds.",
+            "1. Send the response only after the commit succeeds.",
+            "# Send the response only after the commit succeeds",
+        ] {
+            assert_eq!(prose_change(&Doc::parse(body), None), None, "{body}");
+        }
+        let doc =
+            Doc::parse("**Suggestion:** Returning early hides it. Propagate the error instead.");
+        assert!(
+            prose_change(&doc, None).is_some(),
+            "a bold label opens a sentence, not a list"
+        );
     }
 
     #[test]

@@ -1054,6 +1054,16 @@ impl PlanReport {
     /// Every case of the tuned part whose plan is harmful or not handled, or whose class is not
     /// its label, with the reason the report gives. The held-back part is never listed.
     pub fn render_tuned_misses(&self) -> String {
+        self.render_tuned(false)
+    }
+
+    /// Every case of the tuned part, as [`Self::render_tuned_misses`] lists a miss. The held-back
+    /// part is never listed.
+    pub fn render_tuned_all(&self) -> String {
+        self.render_tuned(true)
+    }
+
+    fn render_tuned(&self, all: bool) -> String {
         let mut out = String::new();
         for p in self.part(Part::Tuned) {
             let label = p.case.class.as_deref().unwrap_or("person");
@@ -1063,7 +1073,7 @@ impl PlanReport {
                 || (!p.case.is_person() && class != label)
                 || (p.case.is_person() && p.read_as_bot)
                 || p.hint != p.case.hint;
-            if miss {
+            if miss || all {
                 let _ = writeln!(
                     out,
                     "  {}{}: label {label}, class {class}, {} — {}{}",

@@ -476,15 +476,30 @@ fn decide(
         .as_ref()
         .is_some_and(|j| j.class.is_some() && !j.failed && j.gate.is_none());
     let mut decision = match classification.class {
-        Class::Nit => BotDecision {
-            class: Class::Nit,
-            outcome: Outcome::Resolved,
-            reason: classification.reason,
-            rung: None,
-            action: Action::Resolve,
-            deferred: None,
-            judge: None,
-        },
+        Class::Nit if rules::fixes_unrated_nit(sig, convergent) => {
+            let fixed = fix_decision(
+                thread,
+                sig,
+                (Class::Nit, Outcome::Actioned),
+                &format!(
+                    "{}, fixed rather than resolved unread",
+                    classification.reason
+                ),
+                None,
+                false,
+                settings,
+            );
+            if fixed.outcome == Outcome::Deferred {
+                // No fix can be made here: the nit is resolved, as any other.
+                resolve_nit(format!(
+                    "{}, resolved without a fix ({})",
+                    classification.reason, fixed.reason
+                ))
+            } else {
+                fixed
+            }
+        }
+        Class::Nit => resolve_nit(classification.reason),
         Class::Actionable => fix_decision(
             thread,
             sig,
@@ -543,6 +558,19 @@ fn decide(
     };
     decision.judge = judge;
     decision
+}
+
+/// The decision to resolve a nit, with `reason`.
+fn resolve_nit(reason: String) -> BotDecision {
+    BotDecision {
+        class: Class::Nit,
+        outcome: Outcome::Resolved,
+        reason,
+        rung: None,
+        action: Action::Resolve,
+        deferred: None,
+        judge: None,
+    }
 }
 
 /// The decision to fix `thread` (its class and the outcome a fix gives), or to defer it with why

@@ -71,7 +71,8 @@ fn because(text: &str, signals: &Signals, signal: &str) -> String {
 /// 9. speculative and not high: **nit**;
 /// 10. no concrete fix: **ambiguous**;
 /// 11. high or critical, or plainly serious, or convergent: **actionable**;
-/// 12. otherwise (a medium or unstated severity with a concrete, local fix): **nit**.
+/// 12. otherwise (a medium or unstated severity with a concrete, local fix): **nit**; with no
+///     severity stated at all, fixed rather than resolved ([`fixes_unrated_nit`]).
 pub fn classify(signals: &Signals, convergent: bool) -> Classification {
     let nit = |reason: String| Classification {
         class: Class::Nit,
@@ -152,9 +153,28 @@ pub fn classify(signals: &Signals, convergent: bool) -> Classification {
     if convergent {
         return actionable(format!("convergent finding, {fix}"));
     }
+    if signals.severity == Severity::None {
+        return nit(format!("no severity stated, with a {fix}: a nit"));
+    }
     nit(format!(
         "{severity} severity with a {fix}: a nit, resolved without a fix"
     ))
+}
+
+/// Whether a nit is fixed rather than resolved: the reviewer stated no severity at all (Copilot,
+/// Claude and others never do), and the finding is a defect (not style, speculation, a notice or
+/// something already addressed) with a concrete fix on the thread's own file. Without a
+/// severity the reader cannot tell a small defect from a serious one; applying the fix is right
+/// for both, resolving it unread is wrong for one. Where no fix can be made the nit is resolved,
+/// as any other.
+pub fn fixes_unrated_nit(signals: &Signals, convergent: bool) -> bool {
+    signals.severity == Severity::None
+        && signals.concreteness.is_concrete()
+        && !signals.style_only
+        && !signals.speculative
+        && !signals.already_addressed
+        && signals.non_finding.is_none()
+        && classify(signals, convergent).class == Class::Nit
 }
 
 fn actionable(reason: String) -> Classification {

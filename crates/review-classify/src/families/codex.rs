@@ -92,7 +92,9 @@ mod tests {
             assert!(f.format_known);
             assert_eq!(f.severity, want, "{p}");
             assert_eq!(f.title, "Reject negative page sizes");
-            assert_eq!(f.concreteness, Concreteness::Vague);
+            // A title that says what to change, in plain words, names the fix.
+            assert_eq!(f.concreteness, Concreteness::Exact);
+            assert!(f.why["concreteness"].starts_with("the title says what to change"));
         }
     }
 

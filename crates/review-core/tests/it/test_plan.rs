@@ -360,3 +360,75 @@ fn protocol_signals_are_left_alone_not_triaged() {
         "only configured texts count"
     );
 }
+
+#[test]
+fn a_concrete_fix_from_a_bot_that_states_no_severity_is_applied_not_resolved_unread() {
+    // Copilot states no severity: its small defects and its serious ones read alike, so a
+    // concrete fix on the thread's own file is applied (right for both) instead of resolved
+    // (wrong for a serious one). A stated medium, style, or a fix that cannot be made here is
+    // resolved as any nit.
+    let pr = PrBuilder::new()
+        .thread(
+            "UNRATED",
+            "src/lib.rs",
+            3,
+            &[(bot("copilot-pull-request-reviewer"), "x")],
+        )
+        .thread(
+            "MEDIUM",
+            "src/lib.rs",
+            9,
+            &[(bot("gemini-code-assist"), "y")],
+        )
+        .thread(
+            "STYLE",
+            "src/lib.rs",
+            12,
+            &[(bot("copilot-pull-request-reviewer"), "z")],
+        )
+        .thread(
+            "DENIED",
+            "Cargo.lock",
+            1,
+            &[(bot("copilot-pull-request-reviewer"), "w")],
+        )
+        .build();
+    let unrated = sig(Severity::None, suggestion());
+    let mut style = sig(Severity::None, suggestion());
+    style.style_only = true;
+    let set = signals(&[
+        ("UNRATED", unrated.clone()),
+        ("MEDIUM", sig(Severity::Medium, suggestion())),
+        ("STYLE", style),
+        ("DENIED", unrated),
+    ]);
+    let planned = plan(&pr, &set, &TriageSettings::default());
+
+    let (outcome, action, reason) = outcome_of(&planned, "UNRATED");
+    assert_eq!(outcome, Outcome::Actioned, "{reason}");
+    assert!(
+        matches!(&action, Action::Fix(t) if matches!(t.material, FixMaterial::Suggestion(_))),
+        "{action:?}"
+    );
+    assert!(reason.contains("no severity stated"), "{reason}");
+    assert!(
+        reason.contains("fixed rather than resolved unread"),
+        "{reason}"
+    );
+    let unrated_class = planned.threads[0].report.class;
+    assert_eq!(unrated_class, Some(Class::Nit));
+
+    for id in ["MEDIUM", "STYLE"] {
+        let (outcome, action, reason) = outcome_of(&planned, id);
+        assert_eq!(outcome, Outcome::Resolved, "{id}: {reason}");
+        assert_eq!(action, Action::Resolve, "{id}");
+    }
+    let (outcome, action, reason) = outcome_of(&planned, "DENIED");
+    assert_eq!(
+        (outcome, action),
+        (Outcome::Resolved, Action::Resolve),
+        "{reason}"
+    );
+    assert!(reason.contains("resolved without a fix"), "{reason}");
+    assert!(reason.contains("deny list"), "{reason}");
+}
