@@ -58,10 +58,7 @@ fn main() {
     for &part in parts {
         println!();
         print!("{}", judged.render_part(part));
-        println!("left to a person by a hard gate:");
-        for (case, gate) in judged.gated(part) {
-            println!("  {case}: {}", gate.unwrap_or("(no gate)"));
-        }
+        print!("{}", judged.render_gated(part));
     }
     if std::env::args().any(|a| a == "--misses") {
         println!("\ntuned part, not as labelled:");

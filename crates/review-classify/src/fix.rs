@@ -10,7 +10,9 @@ use crate::markup::{
     TITLE_MAX, WordText, contains_ci, first_sentence, has_any, plain, truncate, words,
 };
 
-/// Verbs that open an instruction naming a change (`Use X`, `Pass Y`, `Remove Z`).
+/// Verbs that open an instruction naming a change (`Use X`, `Pass Y`, `Remove Z`). "Move" is
+/// left out on purpose: moving code is where structural changes live ("move this into a shared
+/// module"), so a move is read as vague, for a person or a judge to place.
 const FIX_VERBS: &[&str] = &[
     "accumulate",
     "add",
@@ -28,6 +30,7 @@ const FIX_VERBS: &[&str] = &[
     "clamp",
     "clear",
     "close",
+    "commit",
     "compare",
     "compute",
     "convert",
@@ -61,6 +64,7 @@ const FIX_VERBS: &[&str] = &[
     "normalise",
     "normalize",
     "only",
+    "open",
     "pass",
     "pin",
     "preload",
@@ -118,17 +122,40 @@ const FOREIGN_VERBS: &[&str] = &[
     "adicione",
     "verifique",
     "troque",
+    "cierra",
+    "abre",
+    "elimina",
+    "devuelve",
+    "llama",
+    "feche",
+    "abra",
+    "remova",
+    "retorne",
+    "chame",
     "verwende",
     "verwenden",
     "ersetze",
     "ersetzen",
     "füge",
     "prüfe",
+    "öffne",
+    "schließe",
+    "entferne",
+    "setze",
+    "nutze",
+    "benutze",
+    "rufe",
+    "gib",
     "utilisez",
     "utiliser",
     "remplacez",
     "ajoutez",
     "vérifiez",
+    "ouvrez",
+    "fermez",
+    "supprimez",
+    "retournez",
+    "appelez",
 ];
 
 /// Phrases that make an instruction of what follows them, in a sentence with a code span.
@@ -252,7 +279,9 @@ pub(crate) fn names_change(sentence: &str) -> bool {
         // "Do not ..." / "Don't ...".
         return true;
     }
-    if FIX_VERBS.contains(&first) || FOREIGN_VERBS.contains(&first) {
+    if (FIX_VERBS.contains(&first) || FOREIGN_VERBS.contains(&first))
+        && !tokens.clone().next().is_some_and(noun_use)
+    {
         return true;
     }
     if has_any(&w, MODALS) {
@@ -313,6 +342,9 @@ pub(crate) fn instructs_in_prose(sentence: &str) -> bool {
         return false;
     }
     let first = rest.first().copied().unwrap_or("");
+    if rest.get(1).is_some_and(|second| noun_use(second)) {
+        return false;
+    }
     // "Make X deterministic", "Keep it safe": a goal, not the change that reaches it.
     if is_verb(first) && !matches!(first, "make" | "keep" | "only") {
         return true;
@@ -323,6 +355,29 @@ pub(crate) fn instructs_in_prose(sentence: &str) -> bool {
             .any(|v| *v == stem || v.strip_suffix('e') == Some(stem) || doubled(v, stem))
     });
     gerund && has_any(&w, OUTCOMES)
+}
+
+/// Whether the word after a fix verb shows the verb is a noun: "Import of module `a` begins a
+/// cycle", "Call to `free` after ...", "Return value is ignored", "Use of a deprecated API".
+fn noun_use(second: &str) -> bool {
+    matches!(
+        second,
+        "of" | "to"
+            | "is"
+            | "are"
+            | "was"
+            | "were"
+            | "has"
+            | "have"
+            | "value"
+            | "values"
+            | "type"
+            | "types"
+            | "statement"
+            | "statements"
+            | "path"
+            | "paths"
+    )
 }
 
 /// `stem` is `verb` with its last consonant doubled (`trim` -> `trimm`ing).
@@ -350,6 +405,9 @@ fn sentences(line: &str) -> Vec<&str> {
 /// Where a finding names its change: the title, else a sentence of its description. Returns
 /// the words for `why`.
 pub(crate) fn named_change(doc: &Doc, title_line: Option<&str>) -> Option<String> {
+    // The title is its line's first sentence: a one-paragraph comment's later sentences are
+    // its description.
+    let title_line = title_line.map(|t| sentences(t).first().copied().unwrap_or(t));
     if let Some(title) = title_line
         && names_change(title)
     {
@@ -667,6 +725,8 @@ mod tests {
             "The loop indexes `chunks[i]` one past the end.",
             "Use a context manager.",
             "Avoid skipping `main()` when launched through the bin shim",
+            "Import of `reports` begins an import cycle.",
+            "Call to `free` after the buffer was handed to the worker.",
         ] {
             assert!(!names_change(s), "{s}");
         }
@@ -696,6 +756,9 @@ mod tests {
             "Reorder the statements or wrap the copy in the same transaction.",
             // Not an instruction.
             "The handler acknowledges the event before the write commits.",
+            "Import of module reports begins an import cycle.",
+            "Return value of the write call is ignored here.",
+            "Use of the deprecated parser in the export path.",
             "It would be more robust to compute the schedule in the configured time zone.",
             // Long enough to name several changes.
             "Add a retry with backoff around the upload and then update the progress bar and \
@@ -779,5 +842,19 @@ mod tests {
             assert!(read(body).is_some(), "{body}");
         }
         assert!(read("The name `tmp` says little about its contents.").is_none());
+    }
+
+    #[test]
+    fn a_one_line_comment_s_title_is_its_first_sentence() {
+        // Copilot and others write one paragraph: the first sentence is the title, the rest is
+        // description, where a hedged or conditional instruction does not name the fix.
+        let line = "With this change `--similar` opens the browser UI whenever stdout is a TTY. \
+                    If that is intended, it should be called out; otherwise keep printing.";
+        let doc = Doc::parse(line);
+        let why = named_change(&doc, Some(line));
+        assert!(
+            why.as_deref().is_none_or(|w| !w.starts_with("the title")),
+            "{why:?}"
+        );
     }
 }

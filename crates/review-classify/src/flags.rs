@@ -115,6 +115,18 @@ const DESIGN: &[&str] = &[
     " deciding ",
     " decision ",
     " coordinate with ",
+    // The reviewer asks whether a behaviour change is wanted: the author's choice.
+    " if that is intended ",
+    " if this is intended ",
+    " if that is intentional ",
+    " if this is intentional ",
+    " if intentional ",
+    " unless this is intended ",
+    " unless that is intended ",
+    " is this intended ",
+    " was this intended ",
+    " is this intentional ",
+    " was this intentional ",
     " extract a ",
     " extract the ",
     " extracting a ",
@@ -147,6 +159,10 @@ const STYLE: &[&str] = &[
     " indentation ",
     " trailing comma",
     " naming convention",
+    " variable name ",
+    " name does not describe ",
+    " more descriptive name",
+    " descriptive name ",
     " code style ",
     " style nit",
     " nit ",
@@ -689,10 +705,14 @@ mod tests {
             "This adds a new dependency on serde_yaml.",
             "Consider restructuring the module.",
             "There is a trade-off between speed and memory.",
+            // Asking whether a behaviour change is wanted leaves the choice to the author.
+            "The command now opens a browser on a TTY. If that is intended, say so in the changelog.",
+            "Was this intentional? Before, the list was sorted by date.",
         ] {
             assert!(design(&prose(text).1).is_some(), "{text}");
         }
         assert!(design(&prose("The designated handler is skipped.").1).is_none());
+        assert!(design(&prose("The intended value is lost when the cache is cold.").1).is_none());
     }
 
     #[test]

@@ -52,6 +52,7 @@ pub const TABLE: &[(Family, &str, Severity)] = &[
     // Qodo v2 badges and v1 importance.
     (Family::Qodo, "action required", Severity::High),
     (Family::Qodo, "remediation recommended", Severity::Medium),
+    (Family::Qodo, "review recommended", Severity::Medium),
     (Family::Qodo, "importance 10", Severity::High),
     (Family::Qodo, "importance 9", Severity::High),
     (Family::Qodo, "importance 8", Severity::High),

@@ -931,6 +931,24 @@ impl PlanReport {
         }
     }
 
+    /// [`Self::gated`] as lines: the tuned part's cases by name with their gate; the held-back
+    /// part's by the gate's kind only.
+    pub fn render_gated(&self, part: Part) -> String {
+        let mut out = String::from("left to a person by a hard gate:\n");
+        for (case, gate) in self.gated(part) {
+            let gate = gate.unwrap_or("NO GATE");
+            if part == Part::HeldBack {
+                // Held-back cases are never named, nor what the reader read in them: the
+                // gate's kind only.
+                let kind = gate.split(" (").next().unwrap_or(gate);
+                let _ = writeln!(out, "  a held-back case: {kind}");
+            } else {
+                let _ = writeln!(out, "  {case}: {gate}");
+            }
+        }
+        out
+    }
+
     /// The bot cases of `part` labelled actionable or nit that were not handled, each with the
     /// hard gate that stopped the judge (names only the cases: their text stays unread).
     pub fn gated(&self, part: Part) -> Vec<(&str, Option<&str>)> {

@@ -135,10 +135,7 @@ fn with_a_judge_answering_the_labels_the_corpus_meets_the_targets() {
         meets_the_plan_targets(&plans, part, 97);
         let name = part.as_str();
         let gated = plans.gated(part);
-        println!("{name}: left to a person by a hard gate:");
-        for (case, gate) in &gated {
-            println!("  {case}: {}", gate.unwrap_or("NO GATE"));
-        }
+        print!("{name}: {}", plans.render_gated(part));
         let ungated: Vec<_> = gated.iter().filter(|(_, g)| g.is_none()).collect();
         assert!(
             ungated.is_empty(),

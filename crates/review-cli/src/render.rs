@@ -18,8 +18,10 @@ fn section_note(outcome: Outcome, applying: bool, resolved_outdated: bool) -> &'
         (Outcome::Outdated, true) if resolved_outdated => {
             "the code changed since; those outdated by their own fix were resolved"
         }
-        (Outcome::Actioned, false) => "actionable findings the tool would fix",
-        (Outcome::Actioned, true) => "actionable findings fixed",
+        (Outcome::Actioned, false) => {
+            "findings the tool would fix (actionable, and nits with a concrete fix)"
+        }
+        (Outcome::Actioned, true) => "findings fixed (actionable, and nits with a concrete fix)",
         (Outcome::Promoted, false) => "ambiguous findings the autonomy ladder would fix",
         (Outcome::Promoted, true) => "ambiguous findings the autonomy ladder fixed",
         (Outcome::Resolved, false) => "threads the tool would resolve, without a reply",

@@ -476,7 +476,7 @@ fn decide(
         .as_ref()
         .is_some_and(|j| j.class.is_some() && !j.failed && j.gate.is_none());
     let mut decision = match classification.class {
-        Class::Nit if rules::fixes_unrated_nit(sig, convergent) => {
+        Class::Nit if rules::fixes_nit(sig, convergent) => {
             let fixed = fix_decision(
                 thread,
                 sig,

@@ -71,8 +71,8 @@ fn because(text: &str, signals: &Signals, signal: &str) -> String {
 /// 9. speculative and not high: **nit**;
 /// 10. no concrete fix: **ambiguous**;
 /// 11. high or critical, or plainly serious, or convergent: **actionable**;
-/// 12. otherwise (a medium or unstated severity with a concrete, local fix): **nit**; with no
-///     severity stated at all, fixed rather than resolved ([`fixes_unrated_nit`]).
+/// 12. otherwise (a medium or unstated severity with a concrete, local fix): **nit**, fixed
+///     rather than resolved ([`fixes_nit`]).
 pub fn classify(signals: &Signals, convergent: bool) -> Classification {
     let nit = |reason: String| Classification {
         class: Class::Nit,
@@ -156,19 +156,17 @@ pub fn classify(signals: &Signals, convergent: bool) -> Classification {
     if signals.severity == Severity::None {
         return nit(format!("no severity stated, with a {fix}: a nit"));
     }
-    nit(format!(
-        "{severity} severity with a {fix}: a nit, resolved without a fix"
-    ))
+    nit(format!("{severity} severity with a {fix}: a nit"))
 }
 
-/// Whether a nit is fixed rather than resolved: the reviewer stated no severity at all (Copilot,
-/// Claude and others never do), and the finding is a defect (not style, speculation, a notice or
-/// something already addressed) with a concrete fix on the thread's own file. Without a
-/// severity the reader cannot tell a small defect from a serious one; applying the fix is right
-/// for both, resolving it unread is wrong for one. Where no fix can be made the nit is resolved,
-/// as any other.
-pub fn fixes_unrated_nit(signals: &Signals, convergent: bool) -> bool {
-    signals.severity == Severity::None
+/// Whether a nit is fixed rather than resolved: a defect (not style, speculation, low severity,
+/// a notice or something already addressed) of medium or unstated severity, with a concrete fix
+/// on the thread's own file. The guide lets such a nit be fixed or resolved; fixing it is right
+/// whether the reader placed its severity well or not, while resolving it unread drops a defect
+/// the reader underrated (a bot that states no severity at all, a consequence the reader's words
+/// miss). Where no fix can be made the nit is resolved, as any other.
+pub fn fixes_nit(signals: &Signals, convergent: bool) -> bool {
+    matches!(signals.severity, Severity::Medium | Severity::None)
         && signals.concreteness.is_concrete()
         && !signals.style_only
         && !signals.speculative

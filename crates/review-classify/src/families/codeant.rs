@@ -53,6 +53,19 @@ pub(crate) fn detect(doc: &Doc, lower: &str) -> bool {
 
 /// Reads a CodeAnt finding.
 pub(crate) fn read(doc: &Doc) -> Reading {
+    if let Some((_, first)) = doc.nonempty().next() {
+        let lower = plain(first).to_lowercase();
+        if lower.starts_with("codeant ai finished reviewing")
+            || lower.starts_with("codeant ai is reviewing")
+            || lower.starts_with("codeant-ai is reviewing")
+        {
+            return Reading::non_finding(
+                doc,
+                review_core::signals::NonFinding::Notice,
+                "CodeAnt's review status notice",
+            );
+        }
+    }
     let severity = severity(doc);
     let found = suggestion(doc);
     let architect = doc
@@ -111,5 +124,21 @@ mod tests {
             read(Family::CodeAnt, architect).severity,
             Severity::Critical
         );
+    }
+
+    #[test]
+    fn status_notices_are_not_findings() {
+        for body in [
+            "CodeAnt AI finished reviewing your PR.",
+            "CodeAnt AI is reviewing your PR.",
+        ] {
+            assert_eq!(
+                read(Family::CodeAnt, body).non_finding,
+                Some(review_core::signals::NonFinding::Notice),
+                "{body}"
+            );
+        }
+        let finding = "**Suggestion:** CodeAnt AI finished reviewing your PR is logged twice. [logic error]\n\n<details>\n<summary><b>Severity Level:</b> Minor</summary>\n</details>";
+        assert_eq!(read(Family::CodeAnt, finding).non_finding, None);
     }
 }

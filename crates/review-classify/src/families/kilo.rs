@@ -1,14 +1,14 @@
 //! Kilo Code: a bold label first (`**CRITICAL:**`, `**WARNING:**`, `**SUGGESTION:**`) and the
 //! finding on the same line; in "roast" mode, `🔥 **The Roast**: ...`, `🩹 **The Fix**: ...` and
 //! `📏 **Severity**: warning`. Its summary comment carries `<!-- kilo-review -->` and "## Code
-//! Review Summary".
+//! Review Summary" (in roast mode "## Code Review Roast 🔥").
 
 use review_core::signals::NonFinding;
 
 use super::Reading;
 use crate::Family;
 use crate::doc::Doc;
-use crate::markup::{leading_bold, plain, title};
+use crate::markup::{is_emoji, leading_bold, plain, title};
 use crate::severity::stated;
 
 /// A leading bold label (`**WARNING:** rest`): the severity and the rest of the line.
@@ -53,10 +53,15 @@ pub(crate) fn detect(_doc: &Doc, lower: &str) -> bool {
 /// Reads a Kilo finding or summary.
 pub(crate) fn read(doc: &Doc, lower: &str) -> Reading {
     if lower.contains("<!-- kilo-review -->")
-        || doc
-            .nonempty()
-            .next()
-            .is_some_and(|(i, _)| doc.plain_of(i).eq_ignore_ascii_case("code review summary"))
+        || doc.nonempty().next().is_some_and(|(i, _)| {
+            let first = doc
+                .plain_of(i)
+                .trim_end_matches(is_emoji)
+                .trim()
+                .to_lowercase();
+            // The roast mode's summary: "## Code Review Roast 🔥" and a verdict table.
+            first == "code review summary" || first == "code review roast"
+        })
     {
         return Reading::non_finding(doc, NonFinding::Summary, "Kilo's review summary");
     }
@@ -104,6 +109,15 @@ mod tests {
         let summary = "<!-- kilo-review -->\n## Code Review Summary\n\n**Status:** No Issues Found";
         assert_eq!(
             read(Family::Kilo, summary).non_finding,
+            Some(NonFinding::Summary)
+        );
+    }
+
+    #[test]
+    fn the_roast_summary_is_a_summary() {
+        let body = "## Code Review Roast 🔥\n\n**Verdict:** 3 Issues Found\n\n| 🚨 | ⚠️ | 💡 |\n|---|---|---|\n| 1 | 1 | 1 |";
+        assert_eq!(
+            read(Family::Kilo, body).non_finding,
             Some(NonFinding::Summary)
         );
     }

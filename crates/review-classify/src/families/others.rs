@@ -16,7 +16,8 @@ fn by_phrases(doc: &Doc, lower: &str, phrases: &[(&str, NonFinding, &str)]) -> O
         .map(|&(_, kind, why)| Reading::non_finding(doc, kind, why))
 }
 
-/// Amazon Q Developer: error and refusal notices.
+/// Amazon Q Developer: its error, refusal and progress notices; anything else is a finding in
+/// plain prose.
 pub(crate) fn read_amazonq(doc: &Doc, lower: &str) -> Reading {
     by_phrases(
         doc,
@@ -47,9 +48,23 @@ pub(crate) fn read_amazonq(doc: &Doc, lower: &str) -> Reading {
                 NonFinding::Notice,
                 "Amazon Q's acknowledgement",
             ),
+            (
+                "i'm reviewing this pull request",
+                NonFinding::Notice,
+                "Amazon Q's review-started notice",
+            ),
+            (
+                "i finished the code review",
+                NonFinding::Summary,
+                "Amazon Q's review-finished notice",
+            ),
         ],
     )
-    .unwrap_or_default()
+    // Its findings are plain prose, as Copilot's: known by the login, no severity stated.
+    .unwrap_or(Reading {
+        known: true,
+        ..Reading::default()
+    })
 }
 
 /// Whether the body is Jules's.
@@ -125,6 +140,9 @@ pub(crate) fn read_sonarqube(doc: &Doc, lower: &str) -> Reading {
 /// Korbit: an issue table (`| Category | Issue | Status |`) whose row names the issue; the
 /// description follows.
 pub(crate) fn read_korbit(doc: &Doc) -> Reading {
+    if let Some(reading) = korbit_heading(doc) {
+        return reading;
+    }
     let header = doc
         .nonempty()
         .next()
@@ -144,6 +162,36 @@ pub(crate) fn read_korbit(doc: &Doc) -> Reading {
         title: issue.map(|i| title(&i)).filter(|t| !t.is_empty()),
         ..Reading::default()
     }
+}
+
+/// Korbit's inline finding: a heading that carries a category badge (`### Title
+/// <sub>![category Functionality](...)</sub>`), then "What is the issue?", "Why this matters"
+/// and "Suggested change" under a "Tell me more" fold. A Security category marks it so.
+fn korbit_heading(doc: &Doc) -> Option<Reading> {
+    let badge = doc
+        .images
+        .iter()
+        .find(|img| img.alt.to_lowercase().starts_with("category "))?;
+    let heading = doc.line_at(badge.line);
+    if !heading.trim_start().starts_with('#') {
+        return None;
+    }
+    let category = badge.alt.get("category ".len()..).unwrap_or("").trim();
+    let text = plain(&heading);
+    let text = text.trim_start_matches('#').trim();
+    Some(Reading {
+        known: true,
+        title: Some(title(text)).filter(|t| !t.is_empty()),
+        security: category
+            .to_lowercase()
+            .contains("security")
+            .then(|| "Korbit's Security category".to_owned()),
+        style: matches!(
+            category.to_lowercase().as_str(),
+            "readability" | "documentation" | "naming"
+        ),
+        ..Reading::default()
+    })
 }
 
 #[cfg(test)]
@@ -181,5 +229,52 @@ mod tests {
         let f = read(Family::Korbit, body);
         assert!(f.format_known);
         assert_eq!(f.title, "Exceptions from run_job are swallowed");
+    }
+
+    #[test]
+    fn amazon_q_progress_notices_and_plain_prose_findings() {
+        let started = "⏳ I'm reviewing this pull request for security vulnerabilities and code quality issues.";
+        assert_eq!(
+            read(Family::AmazonQ, started).non_finding,
+            Some(NonFinding::Notice)
+        );
+        for finished in [
+            "✅ I finished the code review, and didn't find any security or code quality issues.",
+            "✅ I finished the code review, and left comments with the issues I found.",
+        ] {
+            assert_eq!(
+                read(Family::AmazonQ, finished).non_finding,
+                Some(NonFinding::Summary),
+                "{finished}"
+            );
+        }
+        // A finding in plain prose is read as Copilot's is: known, no severity stated.
+        let f = read(
+            Family::AmazonQ,
+            "The upload retries without a timeout, so a stalled connection holds a worker forever.",
+        );
+        assert!(f.format_known);
+        assert_eq!(f.non_finding, None);
+        assert_eq!(f.severity, review_core::signals::Severity::None);
+    }
+
+    #[test]
+    fn korbit_inline_finding_with_a_category_badge() {
+        let body = "### Page offset skips the first page <sub>![category Functionality](https://img.shields.io/badge/Functionality-e11d48)</sub>\n\n<details>\n  <summary>Tell me more</summary>\n\n###### What is the issue?\n`offset` is `page * size` while `page` starts at 1.\n\n###### Suggested change ∙ *Feature Preview*\nCompute the offset from `page - 1`.\n\n</details>";
+        let f = read(Family::Korbit, body);
+        assert!(f.format_known);
+        assert_eq!(f.title, "Page offset skips the first page");
+        assert_eq!(f.security, None);
+        assert!(
+            f.concreteness.is_concrete(),
+            "the suggested change names it"
+        );
+        let security = body.replace("category Functionality", "category Security");
+        assert!(read(Family::Korbit, &security).security.is_some());
+        let readability = body.replace("category Functionality", "category Readability");
+        assert!(read(Family::Korbit, &readability).style_only);
+        // A badge outside a heading is not Korbit's finding format.
+        let loose = "Some text ![category Functionality](https://img.shields.io/badge/x)";
+        assert!(!read(Family::Korbit, loose).format_known);
     }
 }

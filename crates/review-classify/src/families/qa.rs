@@ -135,13 +135,34 @@ pub(crate) fn read(doc: &Doc, header: &str) -> Reading {
             break;
         }
     }
+    let summary = found_title.as_deref().is_some_and(is_summary_title);
     Reading {
         known: known || severity.is_some(),
+        non_finding: summary.then(|| {
+            (
+                review_core::signals::NonFinding::Summary,
+                "the tool's review summary".to_owned(),
+            )
+        }),
         title: found_title,
         severity,
         security: security_category(doc),
         ..Reading::default()
     }
+}
+
+/// A title that opens a review summary (`Review summary for 9d41c2e: 3 findings ...`), not a
+/// finding.
+fn is_summary_title(title: &str) -> bool {
+    let lower = title.to_lowercase();
+    [
+        "review summary",
+        "summary of the review",
+        "qa summary",
+        "review complete",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
 }
 
 /// A `Category: Security` field (a tool's own classification of the finding).
@@ -227,5 +248,18 @@ mod tests {
         assert_eq!(f.severity, Severity::None);
         assert_eq!(f.title, "The loop might be slow on large inputs");
         assert!(f.speculative);
+    }
+
+    #[test]
+    fn the_tools_review_summary_is_not_a_finding() {
+        let body = "🤖 Automated comment by **review-bot**\n\nReview summary for 9d41c2e: 3 findings (1 critical, 1 medium, 1 low), posted inline.";
+        let f = read(Family::QaHeader, body);
+        assert!(f.format_known);
+        assert_eq!(
+            f.non_finding,
+            Some(review_core::signals::NonFinding::Summary)
+        );
+        let finding = "🤖 Automated comment by **review-bot**\n\n**Severity: HIGH**\n\nThe summary row drops the last invoice.";
+        assert_eq!(read(Family::QaHeader, finding).non_finding, None);
     }
 }

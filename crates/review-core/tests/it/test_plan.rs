@@ -187,7 +187,7 @@ fn not_at_head_defers_every_fix() {
 #[test]
 fn ladder_promotes_only_when_available() {
     // By the labelling guide a medium finding with a concrete fix is a nit (resolving or fixing
-    // it are both fine); what stays ambiguous (a vague fix, a design question, several files,
+    // it are both fine; it is fixed, as a nit and not through the ladder); what stays ambiguous (a vague fix, a design question, several files,
     // security, an unknown format) is beyond what the reader's hints may promote, so without a
     // judge the ladder leaves it to a person. With the ladder off, the reason says so.
     let pr = PrBuilder::new()
@@ -203,8 +203,10 @@ fn ladder_promotes_only_when_available() {
     let set = signals(&[("T1", concrete), ("T2", vague)]);
     let on = plan(&pr, &set, &TriageSettings::default());
     let (outcome, action, reason) = outcome_of(&on, "T1");
-    assert_eq!(outcome, Outcome::Resolved, "{reason}");
-    assert_eq!(action, Action::Resolve);
+    assert_eq!(outcome, Outcome::Actioned, "{reason}");
+    assert!(matches!(action, Action::Fix(_)), "{action:?}");
+    assert_eq!(on.threads[0].report.class, Some(Class::Nit));
+    assert_eq!(on.threads[0].report.rung, None, "no ladder for a nit");
     let entry = &on.threads[1].report;
     assert_eq!(entry.outcome, Outcome::Deferred);
     assert_eq!(entry.rung.as_deref(), Some("stop-and-ask"));
@@ -362,10 +364,10 @@ fn protocol_signals_are_left_alone_not_triaged() {
 }
 
 #[test]
-fn a_concrete_fix_from_a_bot_that_states_no_severity_is_applied_not_resolved_unread() {
-    // Copilot states no severity: its small defects and its serious ones read alike, so a
-    // concrete fix on the thread's own file is applied (right for both) instead of resolved
-    // (wrong for a serious one). A stated medium, style, or a fix that cannot be made here is
+fn a_nit_that_is_a_defect_with_a_concrete_fix_is_fixed_not_resolved_unread() {
+    // A medium or unstated severity with a concrete fix on the thread's own file: the guide lets
+    // it be fixed or resolved, and fixing it is right even when the reader underrated it (Copilot
+    // states no severity at all). Style, low severity, or a fix that cannot be made here is
     // resolved as any nit.
     let pr = PrBuilder::new()
         .thread(
@@ -386,6 +388,7 @@ fn a_concrete_fix_from_a_bot_that_states_no_severity_is_applied_not_resolved_unr
             12,
             &[(bot("copilot-pull-request-reviewer"), "z")],
         )
+        .thread("LOW", "src/lib.rs", 15, &[(bot("gemini-code-assist"), "v")])
         .thread(
             "DENIED",
             "Cargo.lock",
@@ -400,25 +403,34 @@ fn a_concrete_fix_from_a_bot_that_states_no_severity_is_applied_not_resolved_unr
         ("UNRATED", unrated.clone()),
         ("MEDIUM", sig(Severity::Medium, suggestion())),
         ("STYLE", style),
+        ("LOW", sig(Severity::Low, suggestion())),
         ("DENIED", unrated),
     ]);
     let planned = plan(&pr, &set, &TriageSettings::default());
 
-    let (outcome, action, reason) = outcome_of(&planned, "UNRATED");
-    assert_eq!(outcome, Outcome::Actioned, "{reason}");
-    assert!(
-        matches!(&action, Action::Fix(t) if matches!(t.material, FixMaterial::Suggestion(_))),
-        "{action:?}"
-    );
-    assert!(reason.contains("no severity stated"), "{reason}");
-    assert!(
-        reason.contains("fixed rather than resolved unread"),
-        "{reason}"
-    );
-    let unrated_class = planned.threads[0].report.class;
-    assert_eq!(unrated_class, Some(Class::Nit));
-
-    for id in ["MEDIUM", "STYLE"] {
+    for (id, stated) in [
+        ("UNRATED", "no severity stated"),
+        ("MEDIUM", "medium severity"),
+    ] {
+        let (outcome, action, reason) = outcome_of(&planned, id);
+        assert_eq!(outcome, Outcome::Actioned, "{id}: {reason}");
+        assert!(
+            matches!(&action, Action::Fix(t) if matches!(t.material, FixMaterial::Suggestion(_))),
+            "{id}: {action:?}"
+        );
+        assert!(reason.starts_with(stated), "{id}: {reason}");
+        assert!(
+            reason.contains("fixed rather than resolved unread"),
+            "{id}: {reason}"
+        );
+        let entry = planned
+            .threads
+            .iter()
+            .find(|p| p.report.id.0 == id)
+            .unwrap();
+        assert_eq!(entry.report.class, Some(Class::Nit), "{id}");
+    }
+    for id in ["STYLE", "LOW"] {
         let (outcome, action, reason) = outcome_of(&planned, id);
         assert_eq!(outcome, Outcome::Resolved, "{id}: {reason}");
         assert_eq!(action, Action::Resolve, "{id}");
