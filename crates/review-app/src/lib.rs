@@ -11,8 +11,11 @@
 //! what moved). What holds now: a use-case never touches a file, a process, the environment or
 //! the clock itself, only its ports.
 
+pub mod commit_round;
 pub mod decide;
 pub mod error;
+pub mod narrator;
 pub mod ports;
+pub mod watch_store;
 
 pub use error::{AppError, ErrorKind};

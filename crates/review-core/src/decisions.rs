@@ -539,6 +539,13 @@ impl Decisions {
             .filter(|(_, s)| s.claims_fix())
             .collect()
     }
+
+    /// Whether `round` decided or escalated anything: a round with no work is not closed (the
+    /// next round does not begin) and has nothing to commit.
+    pub fn round_had_work(&self, round: u32) -> bool {
+        self.seen.values().any(|s| s.decided_in_round == round)
+            || self.escalated.iter().any(|e| e.escalated_in_round == round)
+    }
 }
 
 /// The message of a round's commit: a Conventional Commits subject, one body line per fix
