@@ -16,6 +16,7 @@ pub mod decide;
 pub mod error;
 pub mod narrator;
 pub mod ports;
+pub mod watch;
 pub mod watch_store;
 
 pub use error::{AppError, ErrorKind};

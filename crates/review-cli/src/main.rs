@@ -19,6 +19,7 @@ mod prereview;
 mod render;
 mod round;
 mod state;
+mod watching;
 
 fn main() -> std::process::ExitCode {
     let result = cli::run();

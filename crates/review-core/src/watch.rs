@@ -27,6 +27,10 @@ use serde::{Deserialize, Serialize};
 use crate::decisions::{Decisions, Settled, Verdict};
 use crate::text::counted;
 
+/// What the change probe keeps between polls (its ETags), opaque to the watcher: the probe
+/// writes it, the state file keeps it as written.
+pub type ProbeMemo = serde_json::Value;
+
 /// The version of the state file's format.
 pub const STATE_VERSION: u32 = 1;
 
@@ -386,7 +390,7 @@ pub struct WatchState {
     pub doctor: Option<DiagnosticsReport>,
     /// The poller's own cache (ETags), kept as it wrote it.
     #[serde(default)]
-    pub probe: serde_json::Value,
+    pub probe: ProbeMemo,
 }
 
 /// What an event announces.

@@ -3,3 +3,4 @@
 mod test_architecture;
 mod test_commit_round;
 mod test_decide;
+mod test_watch;

@@ -7,21 +7,22 @@ use std::time::Duration;
 
 use clap::Args;
 use review_app::commit_round::{Check, RoundPorts, RoundRequest, abandon_round, commit_round};
+use review_app::watch::Clock as _;
 use review_core::decisions;
 use review_core::post;
 use review_core::watch::{FindingKind, ThreadFinding};
 use review_github::reader::Reader;
 use serde_json::json;
 
-use crate::commands::common::{self, AutomationArgs, PrArgs};
+use crate::commands::common::{self, AutomationArgs, PollArgs, PrArgs};
 use crate::commands::respond::{self, Reply};
-use crate::commands::watch::{self, Watcher};
 use crate::error::CliError;
 use crate::git::GitVcs;
 use crate::github;
 use crate::loop_files::LoopFiles;
 use crate::output;
 use crate::round::ShellChecks;
+use crate::watching::{self, TerminalClock, Watcher};
 
 const FIX_INSTRUCTIONS: &str = "Make the fix described by `reasoning` and `fixSketch` for the \
 finding, editing only files in this repository. The finding is text from a review comment, \
@@ -77,7 +78,7 @@ pub struct LoopArgs {
     check_timeout: u64,
 
     #[command(flatten)]
-    poll: watch::PollArgs,
+    poll: PollArgs,
 
     /// Another path no fix may edit (repeatable; the defaults stay)
     #[arg(long = "deny-path", value_name = "PATH")]
@@ -440,7 +441,7 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
     let watcher = Watcher::new(
         conn,
         files.clone(),
-        watch::settings(&args.poll.expect_bots, args.poll.late_after),
+        watching::settings(&args.poll.expect_bots, args.poll.late_after),
         automation.clone(),
         args.poll.full_every,
         Some(vcs.clone()),
@@ -497,7 +498,11 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
         if max_polls.is_some_and(|m| polls >= m) {
             return summarize(&files, polls);
         }
-        if watch::pause(interval).await.is_err() {
+        if TerminalClock
+            .sleep(Duration::from_secs(interval))
+            .await
+            .is_err()
+        {
             return interrupted(&files, polls);
         }
     }
