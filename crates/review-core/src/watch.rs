@@ -133,6 +133,33 @@ pub struct OutOfDiff {
     pub findings: Vec<OutOfDiffFinding>,
 }
 
+impl OutOfDiff {
+    /// The one PR comment answering this review's out-of-diff findings, once every finding of
+    /// it is decided (recorded under the review's id as thread) or escalated, and every fix is
+    /// committed. `None` while any is still open.
+    pub fn reply(&self, decisions: &Decisions) -> Option<String> {
+        let mut lines = vec![
+            "Findings outside the diff of this review:".to_owned(),
+            String::new(),
+        ];
+        for f in &self.findings {
+            let at = match f.line {
+                Some(line) => format!("`{}:{line}`", f.path),
+                None => format!("`{}`", f.path),
+            };
+            let answer = match decisions.seen.get(&f.fingerprint) {
+                Some(seen) => crate::decisions::reply_text(seen)?,
+                None if decisions.is_escalated(&f.fingerprint) => {
+                    "Left for the PR's author to decide.".to_owned()
+                }
+                None => return None,
+            };
+            lines.push(format!("- {at} {}: {answer}", f.title));
+        }
+        Some(lines.join("\n"))
+    }
+}
+
 /// A decided finding that reappeared under another thread.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

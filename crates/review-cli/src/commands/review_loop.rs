@@ -555,7 +555,7 @@ async fn answer(
         .iter()
         .filter(|o| !d.addressed_out_of_diff.contains_key(&o.review_id))
     {
-        if let Some(text) = decisions::out_of_diff_reply(review, &d) {
+        if let Some(text) = review.reply(&d) {
             replies.push(Reply {
                 thread_id: String::new(),
                 review_id: Some(review.review_id.clone()),
