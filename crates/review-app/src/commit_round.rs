@@ -50,7 +50,7 @@ pub struct SetAside {
 }
 
 /// The project's checks, run before a round commits.
-pub trait Checks {
+pub trait CheckRunner {
     /// Why the checks failed (their output, a timeout).
     type Error: std::error::Error + Send + Sync + 'static;
 
@@ -110,7 +110,7 @@ pub fn commit_round<T, S, C, N>(
 where
     T: RoundTree,
     S: DecisionsStore + WatchStore,
-    C: Checks,
+    C: CheckRunner,
     N: Narrator,
 {
     let RoundPorts {

@@ -4,7 +4,7 @@
 //! round's summary. `review commit-round` and `review loop` wire `review_app::commit_round`
 //! with them.
 
-use review_app::commit_round::{Check, Checks, RoundTree, SetAside};
+use review_app::commit_round::{Check, CheckRunner, RoundTree, SetAside};
 
 use crate::error::CliError;
 use crate::git::GitVcs;
@@ -90,7 +90,7 @@ pub struct ShellChecks<'a> {
     pub root: &'a std::path::Path,
 }
 
-impl Checks for ShellChecks<'_> {
+impl CheckRunner for ShellChecks<'_> {
     type Error = CliError;
 
     fn run(&self, check: &Check<'_>) -> Result<(), CliError> {

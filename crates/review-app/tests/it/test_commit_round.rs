@@ -4,7 +4,7 @@ use std::sync::Mutex;
 
 use review_app::ErrorKind;
 use review_app::commit_round::{
-    Check, Checks, RoundPorts, RoundRequest, RoundTree, SetAside, abandon_round, commit_round,
+    Check, CheckRunner, RoundPorts, RoundRequest, RoundTree, SetAside, abandon_round, commit_round,
 };
 use review_app::narrator::Kept;
 use review_app::ports::{DecisionsStore, MemoryDecisions};
@@ -97,7 +97,7 @@ struct FakeChecks {
 #[error("{0}")]
 struct CheckFailed(&'static str);
 
-impl Checks for FakeChecks {
+impl CheckRunner for FakeChecks {
     type Error = CheckFailed;
 
     fn run(&self, check: &Check<'_>) -> Result<(), CheckFailed> {
