@@ -15,6 +15,12 @@ pub enum ErrorKind {
     /// A port failed: a store could not be read or written, a host did not answer. The source
     /// is the port's own error.
     Port,
+    /// What was asked cannot be done as asked (a round's fixes whose files have no changes,
+    /// say): the caller changes its request.
+    Invalid,
+    /// A step the use-case ran failed (the project's checks, a refused commit): the message
+    /// says which, the source is the step's own error.
+    Failed,
     /// The use-case's own accounting failed: a bug.
     Internal,
 }
@@ -47,6 +53,21 @@ impl AppError {
             message: message.into(),
             hint: hint.map(str::to_owned),
             source: None,
+        }
+    }
+
+    /// A failure of `kind` caused by `source`, which is kept.
+    pub fn caused(
+        kind: ErrorKind,
+        message: impl Into<String>,
+        hint: Option<String>,
+        source: impl StdError + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            hint,
+            source: Some(Box::new(source)),
         }
     }
 

@@ -5,14 +5,26 @@
 //! message, a hint and the source. The `review` binary wires the ports to git, GitHub and its
 //! state files; a test wires them to in-memory fakes; another tool may wire them to its own.
 //!
+//! The use-cases: [`decide`] (a judge's answers recorded within the hard gates),
+//! [`commit_round`] (the round's one commit after the checks, or the round set aside) and
+//! [`watch`] (the poll policy: the cheap change probe before a full read, late bots,
+//! quiescence, the schedule). Ports besides the core's `ReviewHost` and `Vcs`: [`ports`] (the
+//! decisions), [`watch_store`] (the watch state), [`narrator`], and each use-case's own (the
+//! round's working tree and checks, the change probe, the full read, the clock). Async ports
+//! return plain futures: the caller runs them on its own executor.
+//!
 //! # Stability
 //!
 //! The crate is young: its public items may change in any 0.x release (the CHANGELOG says
 //! what moved). What holds now: a use-case never touches a file, a process, the environment or
 //! the clock itself, only its ports.
 
+pub mod commit_round;
 pub mod decide;
 pub mod error;
+pub mod narrator;
 pub mod ports;
+pub mod watch;
+pub mod watch_store;
 
 pub use error::{AppError, ErrorKind};

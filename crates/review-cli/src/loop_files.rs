@@ -92,6 +92,24 @@ impl review_app::ports::DecisionsStore for LoopFiles {
     }
 }
 
+/// The watch state file as the use-cases' store: saved atomically under its lock.
+impl review_app::watch_store::WatchStore for LoopFiles {
+    type Error = CliError;
+
+    fn load_watch(&self) -> Result<Option<WatchState>, CliError> {
+        Self::load_watch(self)
+    }
+
+    fn save_watch(&self, state: &WatchState) -> Result<(), CliError> {
+        state::locked(&self.watch, || state::save(&self.watch, state)).map_err(
+            |e: std::io::Error| CliError::Other {
+                message: format!("cannot write {}: {e}", self.watch.display()),
+                hint: Some("check the permissions of the git directory".to_owned()),
+            },
+        )
+    }
+}
+
 fn corrupt(path: &Path, e: &LoadError, what: &str) -> CliError {
     CliError::Input {
         path: path.to_path_buf(),

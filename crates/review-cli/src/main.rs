@@ -17,7 +17,9 @@ mod loop_files;
 mod output;
 mod prereview;
 mod render;
+mod round;
 mod state;
+mod watching;
 
 fn main() -> std::process::ExitCode {
     let result = cli::run();

@@ -100,6 +100,16 @@ pub fn narrate(line: &str) {
     }
 }
 
+/// The use-cases' narrator: [`narrate`].
+#[derive(Debug, Clone, Copy)]
+pub struct Narrate;
+
+impl review_app::narrator::Narrator for Narrate {
+    fn narrate(&self, line: &str) {
+        narrate(line);
+    }
+}
+
 /// Writes an error, its causes and a hint to stderr, with the text's control and bidirectional
 /// formatting characters shown escaped ([`visible`]).
 pub fn error(message: &str, causes: Vec<String>, hint: Option<&str>) {

@@ -90,6 +90,7 @@ pub mod plan;
 pub mod ports;
 pub mod post;
 pub mod report;
+pub mod round;
 pub mod rules;
 pub mod signals;
 pub mod snapshot;

@@ -27,6 +27,10 @@ use serde::{Deserialize, Serialize};
 use crate::decisions::{Decisions, Settled, Verdict};
 use crate::text::counted;
 
+/// What the change probe keeps between polls (its ETags), opaque to the watcher: the probe
+/// writes it, the state file keeps it as written.
+pub type ProbeMemo = serde_json::Value;
+
 /// The version of the state file's format.
 pub const STATE_VERSION: u32 = 1;
 
@@ -127,6 +131,33 @@ pub struct OutOfDiff {
     pub author: String,
     /// The findings, split.
     pub findings: Vec<OutOfDiffFinding>,
+}
+
+impl OutOfDiff {
+    /// The one PR comment answering this review's out-of-diff findings, once every finding of
+    /// it is decided (recorded under the review's id as thread) or escalated, and every fix is
+    /// committed. `None` while any is still open.
+    pub fn reply(&self, decisions: &Decisions) -> Option<String> {
+        let mut lines = vec![
+            "Findings outside the diff of this review:".to_owned(),
+            String::new(),
+        ];
+        for f in &self.findings {
+            let at = match f.line {
+                Some(line) => format!("`{}:{line}`", f.path),
+                None => format!("`{}`", f.path),
+            };
+            let answer = match decisions.seen.get(&f.fingerprint) {
+                Some(seen) => crate::decisions::reply_text(seen)?,
+                None if decisions.is_escalated(&f.fingerprint) => {
+                    "Left for the PR's author to decide.".to_owned()
+                }
+                None => return None,
+            };
+            lines.push(format!("- {at} {}: {answer}", f.title));
+        }
+        Some(lines.join("\n"))
+    }
 }
 
 /// A decided finding that reappeared under another thread.
@@ -386,7 +417,7 @@ pub struct WatchState {
     pub doctor: Option<DiagnosticsReport>,
     /// The poller's own cache (ETags), kept as it wrote it.
     #[serde(default)]
-    pub probe: serde_json::Value,
+    pub probe: ProbeMemo,
 }
 
 /// What an event announces.

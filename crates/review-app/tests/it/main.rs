@@ -1,4 +1,6 @@
 //! The use-cases against in-memory ports.
 
 mod test_architecture;
+mod test_commit_round;
 mod test_decide;
+mod test_watch;

@@ -19,6 +19,7 @@ const FORBIDDEN: &[&str] = &[
     "std::net",
     "SystemTime",
     "Instant::now",
+    "thread::sleep",
     "tokio",
     "clap",
     "octocrab",

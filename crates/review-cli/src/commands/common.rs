@@ -20,6 +20,31 @@ pub struct PrArgs {
     pub repo: Option<String>,
 }
 
+/// How the watcher polls (shared by `review watch` and `review loop`).
+#[derive(Debug, Args)]
+pub struct PollArgs {
+    /// Seconds between polls (a random tenth is added or taken off)
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub interval: u64,
+
+    /// Stop after this many polls
+    #[arg(long, value_name = "N")]
+    pub max_polls: Option<u64>,
+
+    /// Read the threads in full at least this often, in seconds, even when nothing seems to
+    /// have moved
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    pub full_every: u64,
+
+    /// A bot login to wait for before quiescence even if it has not reviewed yet (repeatable)
+    #[arg(long = "expect-bot", value_name = "LOGIN")]
+    pub expect_bots: Vec<String>,
+
+    /// Minutes after a push before quiescence stops waiting for a bot that has not reviewed
+    #[arg(long, value_name = "MINUTES", default_value_t = 20)]
+    pub late_after: u64,
+}
+
 /// Who counts as automated.
 #[derive(Debug, Args)]
 pub struct AutomationArgs {

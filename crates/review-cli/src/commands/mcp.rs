@@ -248,7 +248,7 @@ struct CommentOut {
 #[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 struct WatchOutput {
     /// The events, in the order the poll found them (as `review watch` prints them).
-    events: Vec<crate::commands::watch::EventLine>,
+    events: Vec<crate::watching::EventLine>,
 }
 
 /// `record_verdicts`: what was recorded, finding by finding.

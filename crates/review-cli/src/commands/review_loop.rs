@@ -6,21 +6,23 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use clap::Args;
+use review_app::commit_round::{Check, RoundPorts, RoundRequest, abandon_round, commit_round};
+use review_app::watch::Clock as _;
 use review_core::decisions;
 use review_core::post;
 use review_core::watch::{FindingKind, ThreadFinding};
 use review_github::reader::Reader;
 use serde_json::json;
 
-use crate::commands::commit_round;
-use crate::commands::common::{self, AutomationArgs, PrArgs};
+use crate::commands::common::{self, AutomationArgs, PollArgs, PrArgs};
 use crate::commands::respond::{self, Reply};
-use crate::commands::watch::{self, Watcher};
 use crate::error::CliError;
 use crate::git::GitVcs;
 use crate::github;
 use crate::loop_files::LoopFiles;
 use crate::output;
+use crate::round::ShellChecks;
+use crate::watching::{self, TerminalClock, Watcher};
 
 const FIX_INSTRUCTIONS: &str = "Make the fix described by `reasoning` and `fixSketch` for the \
 finding, editing only files in this repository. The finding is text from a review comment, \
@@ -76,7 +78,7 @@ pub struct LoopArgs {
     check_timeout: u64,
 
     #[command(flatten)]
-    poll: watch::PollArgs,
+    poll: PollArgs,
 
     /// Another path no fix may edit (repeatable; the defaults stay)
     #[arg(long = "deny-path", value_name = "PATH")]
@@ -324,9 +326,7 @@ impl Driver {
     fn commit(&self, files: &LoopFiles, edited: &[String]) -> Result<(), CliError> {
         let d = files.load_decisions()?;
         let round = d.current_round();
-        let work = d.seen.values().any(|s| s.decided_in_round == round)
-            || d.escalated.iter().any(|e| e.escalated_in_round == round);
-        if !work {
+        if !d.round_had_work(round) {
             return Ok(());
         }
         if !d.uncommitted_fixes(round).is_empty() && edited.is_empty() {
@@ -335,31 +335,44 @@ impl Driver {
             );
             return Ok(());
         }
-        let check = self
-            .args
-            .check_cmd
-            .as_deref()
-            .map(|c| (c, Duration::from_secs(self.args.check_timeout)));
-        match commit_round::commit_round(&self.vcs, files, edited, check, &self.denied) {
+        let check = self.args.check_cmd.as_deref().map(|command| Check {
+            command,
+            timeout: Duration::from_secs(self.args.check_timeout),
+        });
+        let ports = RoundPorts {
+            tree: &self.vcs,
+            store: files,
+            checks: &ShellChecks {
+                root: self.vcs.root(),
+            },
+            narrator: &output::Narrate,
+        };
+        let request = RoundRequest {
+            paths: edited,
+            check,
+            denied: &self.denied,
+        };
+        match commit_round(&ports, &request) {
             Ok(summary) => {
+                let summary = summary.to_string();
                 output::narrate(&summary);
                 if self.args.notify {
-                    commit_round::notify(&summary);
+                    crate::round::notify(&summary);
                 }
                 Ok(())
             }
             Err(e) => {
                 // Nothing that claims a fix is posted, and the next round starts clean.
-                let patch = commit_round::abandon_round(
+                let patch = abandon_round(
                     &self.vcs,
                     files,
+                    &output::Narrate,
                     &format!("the round stopped: {e}"),
                 )?;
                 output::narrate(&format!(
                     "[loop] the round stopped: {e}; its findings are escalated{}",
                     patch.map_or_else(String::new, |p| format!(
-                        ", and its edits were undone and saved in {}",
-                        p.display()
+                        ", and its edits were undone and saved in {p}"
                     ))
                 ));
                 Ok(())
@@ -405,7 +418,7 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
     }
     let cwd = common::cwd()?;
     let conn = github::connect(args.pr.as_deref(), args.target.repo.as_deref(), &cwd).await?;
-    let vcs = commit_round::loop_vcs(&conn.repo, conn.number)?;
+    let vcs = crate::round::loop_vcs(&conn.repo, conn.number)?;
     // A run killed while its fixer worked left edits the journal knows: undone, so the fixer
     // starts clean and nothing is applied twice.
     let (undone, left) = vcs.recover().map_err(|e| CliError::Other {
@@ -428,7 +441,7 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
     let watcher = Watcher::new(
         conn,
         files.clone(),
-        watch::settings(&args.poll.expect_bots, args.poll.late_after),
+        watching::settings(&args.poll.expect_bots, args.poll.late_after),
         automation.clone(),
         args.poll.full_every,
         Some(vcs.clone()),
@@ -485,7 +498,11 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
         if max_polls.is_some_and(|m| polls >= m) {
             return summarize(&files, polls);
         }
-        if watch::pause(interval).await.is_err() {
+        if TerminalClock
+            .sleep(Duration::from_secs(interval))
+            .await
+            .is_err()
+        {
             return interrupted(&files, polls);
         }
     }
@@ -538,7 +555,7 @@ async fn answer(
         .iter()
         .filter(|o| !d.addressed_out_of_diff.contains_key(&o.review_id))
     {
-        if let Some(text) = decisions::out_of_diff_reply(review, &d) {
+        if let Some(text) = review.reply(&d) {
             replies.push(Reply {
                 thread_id: String::new(),
                 review_id: Some(review.review_id.clone()),

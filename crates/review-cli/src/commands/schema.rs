@@ -53,7 +53,7 @@ impl Output {
             Self::Report => of::<review_core::report::Report>(),
             Self::Substep => of::<crate::commands::triage::SubstepResult>(),
             Self::Threads => of::<crate::commands::threads::Listing>(),
-            Self::WatchEvent => of::<crate::commands::watch::EventLine>(),
+            Self::WatchEvent => of::<crate::watching::EventLine>(),
             Self::Decide => of::<Vec<crate::commands::decide::Recorded>>(),
             Self::Config => of::<Vec<crate::commands::config::Row>>(),
             Self::Fence => of::<crate::commands::fence::FenceOutput>(),

@@ -26,3 +26,15 @@ fn review_core_depends_only_on_pure_crates() {
         );
     }
 }
+
+/// The review loop's verdicts are below its watcher: `decisions` names nothing of `watch`, so
+/// the two modules do not import each other.
+#[test]
+fn the_decisions_do_not_know_the_watcher() {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/decisions.rs")).unwrap();
+    assert!(
+        !text.contains("crate::watch") && !text.contains("super::watch"),
+        "decisions.rs imports watch: the circle is back"
+    );
+}

@@ -1,0 +1,281 @@
+//! The watcher's ports over GitHub and the terminal, shared by `review watch` and `review
+//! loop`: the change probe (review-github's ETag probe) and the full read with the gate's
+//! settings ([`Watcher`]), the clock that sleeps between polls and hears Ctrl-C
+//! ([`TerminalClock`]), and the events as JSON lines ([`EventLine`]). The poll policy itself is
+//! `review_app::watch`.
+
+use std::hash::{BuildHasher, Hasher};
+use std::time::Duration;
+
+use review_app::watch::{
+    ChangeProbe, Clock, FullRead, Interrupted, PollPolicy, Probed, Spent, WatchPorts,
+};
+use review_core::watch::{self, CheckState, Checks, Event, ProbeMemo, WatchSettings};
+use review_github::probe::{ChecksSummary, Probe, ProbeCache, ProbeError};
+use review_github::reader::Reader;
+use serde::Serialize;
+
+use crate::commands::common;
+use crate::error::CliError;
+use crate::github::{self, Connection};
+use crate::loop_files::LoopFiles;
+use crate::output;
+
+/// One line `review watch` prints: an event.
+#[derive(Debug, Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct EventLine {
+    /// What changed.
+    event: watch::EventKind,
+    /// The pull request, `owner/name#number`.
+    pr: String,
+    /// The head commit at the last full read.
+    head: String,
+    /// What it is about: thread, comment or review ids, check names, a commit.
+    items: Vec<String>,
+    /// One line for people (for QUIESCENT, the clean report).
+    detail: String,
+    /// The state file with the details.
+    state: std::path::PathBuf,
+}
+
+/// `base`, give or take a random tenth.
+fn jittered(base: Duration) -> Duration {
+    let base = u64::try_from(base.as_millis()).unwrap_or(u64::MAX) / 1000;
+    let spread = base * 100; // milliseconds in a tenth
+    if spread == 0 {
+        return Duration::ZERO;
+    }
+    let random = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    let offset = random % (2 * spread + 1);
+    Duration::from_millis(base * 1000 - spread + offset)
+}
+
+fn checks_from(summary: &ChecksSummary) -> Checks {
+    Checks {
+        state: CheckState::of(summary.state),
+        failing: summary.failing.clone(),
+        pending: summary.pending.clone(),
+    }
+}
+
+/// The system clock; its sleep shows a spinner, adds or takes off a random tenth, and ends
+/// early once Ctrl-C was pressed, now or during the poll before (see
+/// [`crate::command::stop_on_ctrl_c`], which the caller starts).
+#[derive(Debug, Clone, Copy)]
+pub struct TerminalClock;
+
+impl Clock for TerminalClock {
+    fn now(&self) -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+    }
+
+    async fn sleep(&self, duration: Duration) -> Result<(), Interrupted> {
+        let _spinner = output::Spinner::start("waiting for the next poll");
+        tokio::select! {
+            () = tokio::time::sleep(jittered(duration)) => Ok(()),
+            () = crate::command::stopped() => Err(Interrupted),
+        }
+    }
+}
+
+/// What one poll needs: the connection, the probe, the loop's files and the gate's settings.
+pub struct Watcher {
+    conn: Connection,
+    probe: Probe,
+    files: LoopFiles,
+    policy: PollPolicy,
+    automation: review_core::gate::AutomationSettings,
+    /// The clone, for the ledger and the audit log the gate reads.
+    vcs: Option<crate::git::GitVcs>,
+    /// The repository's file, read at the base commit on the first full read.
+    repository: tokio::sync::OnceCell<crate::config::RepositoryLayer>,
+}
+
+impl std::fmt::Debug for Watcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watcher")
+            .field("pr", &self.policy.label)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Watcher {
+    /// A watcher of the pull request `conn` names, keeping its state in `files`.
+    pub fn new(
+        conn: Connection,
+        files: LoopFiles,
+        settings: WatchSettings,
+        automation: review_core::gate::AutomationSettings,
+        full_every: u64,
+        vcs: Option<crate::git::GitVcs>,
+    ) -> Result<Self, CliError> {
+        let probe = Probe::new(&conn.rest, &conn.token).map_err(|e| CliError::GitHub {
+            message: e.to_string(),
+            source: None,
+            hint: Some("check GITHUB_API_URL".to_owned()),
+        })?;
+        Ok(Self {
+            policy: PollPolicy {
+                settings,
+                full_every_secs: i64::try_from(full_every).unwrap_or(i64::MAX),
+                label: format!("{}#{}", conn.repo, conn.number),
+            },
+            conn,
+            probe,
+            files,
+            automation,
+            vcs,
+            repository: tokio::sync::OnceCell::new(),
+        })
+    }
+
+    /// The gate's settings for a fresh read of the pull request.
+    pub async fn gate(
+        &self,
+        pr: &review_core::model::PullRequest,
+    ) -> Result<review_core::gate::AutomationSettings, CliError> {
+        let repository = self
+            .repository
+            .get_or_try_init(|| crate::config::repository(&self.conn.client, pr))
+            .await?;
+        common::gate_for(self.automation.clone(), repository, pr, self.vcs.as_ref())
+    }
+
+    /// The connection.
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// The pull request, `owner/name#number`.
+    pub fn label(&self) -> &str {
+        &self.policy.label
+    }
+
+    /// How it polls.
+    pub fn policy(&self) -> &PollPolicy {
+        &self.policy
+    }
+
+    /// The use-case's ports: this watcher as the probe and the full read, its loop files, the
+    /// terminal's clock and narration.
+    pub fn ports(&self) -> WatchPorts<'_, Self, Self, LoopFiles, TerminalClock, output::Narrate> {
+        WatchPorts {
+            probe: self,
+            read: self,
+            store: &self.files,
+            clock: &TerminalClock,
+            narrator: &output::Narrate,
+        }
+    }
+
+    /// Prints `events` on stdout, one JSON line each, and narrates the poll's cost.
+    pub fn print(&self, events: &[Event], poll: u64) -> Result<(), CliError> {
+        let state = self.files.load_watch()?.unwrap_or_default();
+        let mut text = String::new();
+        for e in events {
+            let line = EventLine {
+                event: e.event,
+                pr: self.policy.label.clone(),
+                head: state.head_sha.clone(),
+                items: e.items.clone(),
+                detail: e.detail.clone(),
+                state: self.files.watch.clone(),
+            };
+            text.push_str(&serde_json::to_string(&line).map_err(|e| CliError::Other {
+                message: e.to_string(),
+                hint: None,
+            })?);
+            text.push('\n');
+        }
+        output::stdout(&text).map_err(CliError::Output)?;
+        let cost = state.last_poll;
+        output::narrate(&format!(
+            "[watch] poll {poll}: {} event(s), {} request(s), {} not modified, {} point(s){}",
+            events.len(),
+            cost.requests,
+            cost.not_modified,
+            cost.points,
+            if cost.full_read { ", threads read" } else { "" }
+        ));
+        Ok(())
+    }
+
+    /// One poll: returns the events, and whether the PR is still open.
+    pub async fn poll(&self) -> Result<(Vec<Event>, bool), CliError> {
+        let polled = review_app::watch::poll(&self.ports(), &self.policy).await?;
+        Ok((polled.events, polled.open))
+    }
+}
+
+impl ChangeProbe for Watcher {
+    type Error = ProbeError;
+
+    async fn probe(&self, memo: &ProbeMemo) -> Result<Probed, ProbeError> {
+        let mut cache: ProbeCache = serde_json::from_value(memo.clone()).unwrap_or_default();
+        let o = self
+            .probe
+            .poll(&mut cache, &self.conn.repo, self.conn.number)
+            .await?;
+        Ok(Probed {
+            open: o.pr_state == "open",
+            idle: o.is_idle(),
+            checks: checks_from(&o.checks),
+            requests: u64::from(o.requests),
+            not_modified: u64::from(o.not_modified),
+            memo: serde_json::to_value(&cache).unwrap_or_default(),
+            head_sha: o.head_sha,
+        })
+    }
+}
+
+impl FullRead for Watcher {
+    type Error = CliError;
+
+    async fn read(
+        &self,
+    ) -> Result<
+        (
+            review_core::model::PullRequest,
+            review_core::gate::AutomationSettings,
+        ),
+        CliError,
+    > {
+        let _spinner = output::Spinner::start(&format!("reading {}", self.policy.label));
+        let pr = Reader::new(&self.conn.client)
+            .pull_request(&self.conn.repo, self.conn.number)
+            .await
+            .map_err(github::read_error)?;
+        let automation = self.gate(&pr).await?;
+        Ok((pr, automation))
+    }
+
+    fn expected_bots(&self) -> Vec<String> {
+        self.repository
+            .get()
+            .map(|r| crate::config::Config::values(&r.expect_bots).collect())
+            .unwrap_or_default()
+    }
+
+    fn spent(&self) -> Spent {
+        let stats = self.conn.client.stats();
+        Spent {
+            requests: stats.requests,
+            points: stats.points,
+        }
+    }
+}
+
+/// The watcher's settings from the command line.
+pub fn settings(expect_bots: &[String], late_after_minutes: u64) -> WatchSettings {
+    WatchSettings {
+        expected_bots: expect_bots
+            .iter()
+            .map(|b| review_classify::bot_key_of_login(b))
+            .collect(),
+        late_after_secs: i64::try_from(late_after_minutes.saturating_mul(60)).unwrap_or(i64::MAX),
+    }
+}
