@@ -12,7 +12,8 @@ use crate::markup::{
 
 /// Verbs that open an instruction naming a change (`Use X`, `Pass Y`, `Remove Z`). "Move" is
 /// left out on purpose: moving code is where structural changes live ("move this into a shared
-/// module"), so a move is read as vague, for a person or a judge to place.
+/// module"); only a move of the code shown, with a code span and no unit of code named
+/// ([`STRUCTURE`]), names the change.
 const FIX_VERBS: &[&str] = &[
     "accumulate",
     "add",
@@ -54,6 +55,7 @@ const FIX_VERBS: &[&str] = &[
     "include",
     "initialise",
     "initialize",
+    "iterate",
     "keep",
     "load",
     "lock",
@@ -146,6 +148,7 @@ const FOREIGN_VERBS: &[&str] = &[
     "benutze",
     "rufe",
     "gib",
+    "bitte",
     "utilisez",
     "utiliser",
     "remplacez",
@@ -214,6 +217,14 @@ const CJK_INSTRUCTIONS: &[&str] = &[
     "하세요",
     "해야 합니다",
     "해야합니다",
+    "주세요",
+    "请检查",
+    "请将",
+    "请在",
+    "请添加",
+    "请删除",
+    "请移除",
+    "请改用",
     "수정해야",
     "변경해야",
     "사용해야",
@@ -284,6 +295,11 @@ pub(crate) fn names_change(sentence: &str) -> bool {
     {
         return true;
     }
+    // A move within the code shown (`Move the DROP COLUMN after the UPDATE`) names the change;
+    // a move to another unit of code (a module, a helper, a shared file) is structural.
+    if first == "move" && !has_any(&w, STRUCTURE) {
+        return true;
+    }
     if has_any(&w, MODALS) {
         return true;
     }
@@ -306,7 +322,10 @@ const PROSE_VERBS: &[&str] = &["reuse", "wait", "respond", "defer", "retry"];
 
 /// The shortest and longest instruction in prose without a code span, in words: "Fix this." names
 /// nothing, and a long sentence describes more than one change.
-const PROSE_WORDS: std::ops::RangeInclusive<usize> = 4..=24;
+const PROSE_WORDS: std::ops::RangeInclusive<usize> = 3..=24;
+
+/// Determiners: a three-word instruction names its object with one (`Await the commit`).
+const DETERMINERS: &[&str] = &["the", "this", "that", "its", "each", "every", "both"];
 
 /// Whether a sentence in plain prose, without a code span, names the change: it opens with a fix
 /// verb (`Send the response only after the commit succeeds`, `Propagate the error instead of
@@ -329,7 +348,9 @@ pub(crate) fn instructs_in_prose(sentence: &str) -> bool {
         at += 1;
     }
     let rest = tokens.get(at..).unwrap_or(&[]);
-    if !PROSE_WORDS.contains(&rest.len()) {
+    if !PROSE_WORDS.contains(&rest.len())
+        || (rest.len() == 3 && !rest.get(1).is_some_and(|d| DETERMINERS.contains(d)))
+    {
         return false;
     }
     let is_verb =
@@ -356,6 +377,24 @@ pub(crate) fn instructs_in_prose(sentence: &str) -> bool {
     });
     gerund && has_any(&w, OUTCOMES)
 }
+
+/// Units of code a move may take code into: such a move is a structural change.
+const STRUCTURE: &[&str] = &[
+    " module",
+    " file ",
+    " files ",
+    " helper",
+    " service",
+    " shared ",
+    " crate ",
+    " package ",
+    " class ",
+    " component",
+    " layer ",
+    " util",
+    " library ",
+    " scope ",
+];
 
 /// Whether the word after a fix verb shows the verb is a noun: "Import of module `a` begins a
 /// cycle", "Call to `free` after ...", "Return value is ignored", "Use of a deprecated API".
@@ -716,6 +755,10 @@ mod tests {
             "キーにロケールを含めてください（`menu:${storeId}:${locale}`）。",
             "Compare com o valor esperado (`90.0` para o cupom de 10%).",
             "Fix: pass `timeout=10` to `requests.post`.",
+            "Move the `DROP COLUMN` after the `UPDATE`.",
+            "`args.force`가 참이면 전체 경로를 선택하도록 조건을 바꿔 주세요.",
+            "请检查 `Close()` 的错误并在失败时返回。",
+            "Bitte den Aufruf von `writeFile` awaiten.",
         ] {
             assert!(names_change(s), "{s}");
         }
@@ -726,6 +769,8 @@ mod tests {
             "Use a context manager.",
             "Avoid skipping `main()` when launched through the bin shim",
             "Import of `reports` begins an import cycle.",
+            "Move the block to module scope together with the `regionRows` fixture.",
+            "Move `parse_row` into a shared helper.",
             "Call to `free` after the buffer was handed to the worker.",
         ] {
             assert!(!names_change(s), "{s}");
@@ -741,6 +786,7 @@ mod tests {
             "Trimming before the check avoids the request.",
             "Please close the reader when the loop exits early.",
             "Reject negative page sizes",
+            "Await the commit.",
         ] {
             assert!(instructs_in_prose(s), "{s}");
         }
@@ -748,6 +794,7 @@ mod tests {
             // Too short to name anything.
             "Fix this.",
             "Handle errors.",
+            "Handle errors properly.",
             // Hedged, illustrated, or a goal rather than a change.
             "Consider caching the parsed schema between requests.",
             "Add a guard, for example a length check before the loop.",

@@ -103,7 +103,7 @@ fn family_reading(family: Family, doc: &Doc, lower: &str, header: &str) -> Readi
         Family::Sourcery => sourcery::read(doc, lower),
         Family::Qodo => qodo::read(doc, lower),
         Family::Claude => generic::read_claude(doc, lower),
-        Family::Bito => generic::read_titled(doc),
+        Family::Bito => generic::read_bito(doc),
         Family::Cubic => cubic::read(doc, lower),
         Family::Kilo => kilo::read(doc, lower),
         Family::CodeAnt => codeant::read(doc),

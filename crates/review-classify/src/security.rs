@@ -123,6 +123,35 @@ pub(crate) const WEAKNESSES: &[&str] = &[
     " as root inside ",
     " non root user ",
     " sandbox ",
+    " crafted ",
+    " unauthenticated ",
+    " without authentication ",
+    " without authorization ",
+    " untrusted ",
+    " user controlled ",
+    " arbitrary file",
+    " arbitrary path",
+    " access control ",
+    " permission check",
+    " authorization check",
+    " denial of service ",
+    " redos ",
+    " zip slip ",
+    " symlink attack",
+    " world readable ",
+    " world writable ",
+    " shell true ",
+    " secret ",
+    " escapes that directory ",
+    " escapes the directory ",
+    " escape the directory ",
+    " outside the intended directory ",
+    " outside the base directory ",
+    " parameterised query ",
+    " parameterized query ",
+    " parameterised queries ",
+    " parameterized queries ",
+    " prepared statement",
 ];
 
 /// Security weaknesses in scripts without spaces between words (Chinese, Japanese) and Korean,
@@ -147,29 +176,34 @@ pub(crate) const CJK_WEAKNESSES: &[&str] = &[
 
 /// An SQL statement or query built from request data by interpolation or concatenation.
 fn sql_from_input(text: &WordText) -> bool {
-    text.has_any(&[" sql ", " query ", " where clause ", " order by "])
-        && text.has_any(&[
-            " interpolat",
-            " concatenat",
-            " f string ",
-            " string formatting ",
-            " formatted into ",
-            " formats it into ",
-            " formatting it into ",
-            " formatted straight into ",
-            " built from ",
-            " straight into ",
-        ])
-        && text.has_any(&[
-            " request ",
-            " query string ",
-            " user input ",
-            " user supplied ",
-            " user provided ",
-            " client ",
-            " caller ",
-            " parameter ",
-        ])
+    text.has_any(&[
+        " sql ",
+        " query ",
+        " select ",
+        " where clause ",
+        " order by ",
+    ]) && text.has_any(&[
+        " interpolat",
+        " concatenat",
+        " f string ",
+        " string formatting ",
+        " formatted into ",
+        " formats it into ",
+        " formatting it into ",
+        " formatted straight into ",
+        " built from ",
+        " straight into ",
+    ]) && text.has_any(&[
+        " request ",
+        " req ",
+        " query string ",
+        " user input ",
+        " user supplied ",
+        " user provided ",
+        " client ",
+        " caller ",
+        " parameter ",
+    ])
 }
 
 /// The first phrase of `phrases` found in `text`.
@@ -247,6 +281,12 @@ mod tests {
             "결제 로그에 개인식별정보(PII)가 남습니다.",
             "这里存在 SQL 注入风险。",
             "`search_orders` builds the SQL query with an f-string from the request's `term`.",
+            "`findUser` interpolates `req.body.email` into the `SELECT` string.",
+            "A crafted email reads or modifies any row in `users`.",
+            "A name containing `..` escapes that directory and overwrites the hook.",
+            "The lookup concatenates the id; use a parameterised query.",
+            "The export endpoint is reachable by unauthenticated callers.",
+            "`load` unpickles untrusted bytes from the upload.",
         ] {
             assert!(read(body).is_some(), "{body}");
         }
@@ -260,6 +300,8 @@ mod tests {
             "The injector registers the service twice.",
             "Dependency injection makes this easier to test.",
             "No security concerns identified.",
+            "The `SELECT` returns rows in insertion order, so the page is unstable.",
+            "The craft fair listing shows the wrong date.",
         ] {
             assert_eq!(read(body), None, "{body}");
         }

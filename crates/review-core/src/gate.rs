@@ -110,6 +110,7 @@ pub fn same_login(a: &str, b: &str) -> bool {
 
 /// Whether the first unquoted, non-blank line of `body` starts with `header`, or the comment
 /// opens with a GitHub alert (`> [!NOTE]`, `> [!WARNING]`, ...) whose first line of text does.
+/// One-line HTML comments before it (`<!-- marker -->`, invisible on GitHub) are skipped.
 ///
 /// Quoted lines (`>`) are otherwise skipped so that quoting a bot's comment does not make a
 /// person's reply automated; text before the header on the same line disqualifies it. An alert
@@ -119,6 +120,9 @@ pub fn starts_with_header(body: &str, header: &str) -> bool {
     if header.is_empty() {
         return false;
     }
+    // Hidden one-line markers first (`<!-- review-swarm-summary -->`, which a tool keeps to find
+    // its sticky comment again) are invisible: the header after them still opens the comment.
+    let body = skip_hidden_markers(body);
     let lines = body.lines().map(str::trim_start).filter(|l| !l.is_empty());
     if let Some(first) = lines.clone().next()
         && is_alert_opening(first)
@@ -137,6 +141,23 @@ pub fn starts_with_header(body: &str, header: &str) -> bool {
         .map(str::trim_start)
         .find(|line| !line.is_empty() && !line.starts_with('>'))
         .is_some_and(|line| line.starts_with(header))
+}
+
+/// `body` after its leading blank lines and one-line HTML comments (`<!-- marker -->`).
+fn skip_hidden_markers(body: &str) -> &str {
+    let mut rest = body;
+    while let Some((line, after)) = rest.split_once('\n') {
+        let t = line.trim();
+        let marker = t
+            .strip_prefix("<!--")
+            .and_then(|r| r.strip_suffix("-->"))
+            .is_some_and(|inner| !inner.contains("-->"));
+        if !(t.is_empty() || marker) {
+            break;
+        }
+        rest = after;
+    }
+    rest
 }
 
 /// Whether `line` opens a GitHub alert: `> [!NOTE]` and the like, alone on its line.
@@ -501,6 +522,44 @@ mod tests {
         assert!(
             !settings()
                 .participation(Some(&user("mallory")), alert, Some(&alice))
+                .is_automated()
+        );
+    }
+
+    #[test]
+    fn hidden_one_line_markers_before_the_header_are_skipped() {
+        let h = DEFAULT_AUTOMATED_HEADER;
+        // A tool's sticky comment keeps a marker to find itself again; it is invisible.
+        assert!(starts_with_header(
+            "<!-- review-swarm-summary -->\n🤖 Automated comment by **Review Swarm**\n\n## APPROVE",
+            h
+        ));
+        assert!(starts_with_header(
+            "<!-- a -->\n\n<!-- b -->\n> [!NOTE]\n> 🤖 Automated comment by **Review Swarm**\n\nbody",
+            h
+        ));
+        // Only whole one-line comments are skipped: text, an unclosed or a multi-line comment,
+        // or a comment with text after it on its line, still come first.
+        for body in [
+            "<!-- marker --> hello\n🤖 Automated comment by X",
+            "<!-- open\n🤖 Automated comment by X\n-->",
+            "<!-->\n🤖 Automated comment by X",
+            "<!-- a --> <!-- b -->x\n🤖 Automated comment by X",
+            "<!-- marker -->\nhello\n🤖 Automated comment by X",
+        ] {
+            assert!(!starts_with_header(body, h), "{body:?}");
+        }
+        // Who may use the header is unchanged.
+        let body = "<!-- m -->\n🤖 Automated comment by **QA**\n\nx";
+        let alice = user("alice");
+        assert!(
+            !settings()
+                .participation(Some(&user("mallory")), body, Some(&alice))
+                .is_automated()
+        );
+        assert!(
+            settings()
+                .participation(Some(&alice), body, Some(&alice))
                 .is_automated()
         );
     }

@@ -129,6 +129,11 @@ fn non_finding(doc: &Doc, lower: &str) -> Option<(NonFinding, &'static str)> {
     if lower.contains("<!-- walkthrough_start -->") || first == "walkthrough" {
         return Some((NonFinding::Summary, "the walkthrough"));
     }
+    if lower.contains("review in progress by coderabbit.ai")
+        || lower.contains("currently processing new changes in this pr")
+    {
+        return Some((NonFinding::Notice, "\"review in progress\" notice"));
+    }
     const NOTICES: &[(&str, &str)] = &[
         ("rate limit exceeded", "\"Rate limit exceeded\" notice"),
         ("review limit reached", "\"Review limit reached\" notice"),
@@ -331,6 +336,10 @@ In src/lib.rs around lines 40 - 42, should we refactor the architecture? Mark th
             ),
             (
                 "> [!IMPORTANT]\n> ## Review skipped\n>\n> Draft detected.",
+                NonFinding::Notice,
+            ),
+            (
+                "<!-- This is an auto-generated comment: review in progress by coderabbit.ai -->\n\n> [!NOTE]\n> Currently processing new changes in this PR. This may take a few minutes, please wait...",
                 NonFinding::Notice,
             ),
         ] {

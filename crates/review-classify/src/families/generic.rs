@@ -71,6 +71,38 @@ pub(crate) fn read_titled(doc: &Doc) -> Reading {
     }
 }
 
+/// Bito: its run-status and progress notices, its changelist summary, and findings with a bold
+/// (or HTML `<b>`) title.
+pub(crate) fn read_bito(doc: &Doc) -> Reading {
+    // The notice's whole first line (a finding's title may start with the same words).
+    const NOTICES: &[(&str, NonFinding, &str)] = &[
+        (
+            "ai code review is in progress (usually takes <3 minutes unless it's a very large pr).",
+            NonFinding::Notice,
+            "Bito's review-in-progress notice",
+        ),
+        (
+            "code review agent run status",
+            NonFinding::Notice,
+            "Bito's run status",
+        ),
+        (
+            "changelist by bito",
+            NonFinding::Summary,
+            "Bito's changelist",
+        ),
+    ];
+    let first = doc
+        .nonempty()
+        .next()
+        .map(|(i, _)| doc.plain_of(i).trim().to_lowercase())
+        .unwrap_or_default();
+    match NOTICES.iter().find(|(p, _, _)| first == *p) {
+        Some(&(_, kind, why)) => Reading::non_finding(doc, kind, why),
+        None => read_titled(doc),
+    }
+}
+
 /// Labels a free-text finding may open with (`Nit:`, `**Bug:**`): structure enough to read it.
 const LABELS: &[&str] = &["nit", "nitpick", "bug", "issue", "suggestion", "question"];
 
@@ -169,6 +201,32 @@ mod tests {
         );
         assert!(!prose.format_known);
         assert_eq!(prose.ladder_hint, LadderHint::StopAndAsk);
+    }
+
+    #[test]
+    fn bito_notices_and_changelist_are_not_findings() {
+        use review_core::signals::NonFinding;
+        for (body, kind) in [
+            (
+                "AI Code Review is in progress (usually takes <3 minutes unless it's a very large PR).",
+                NonFinding::Notice,
+            ),
+            (
+                "## Code Review Agent Run Status\n\n- **Limitations and other issues:** Failure - skipped.",
+                NonFinding::Notice,
+            ),
+            (
+                "**Changelist by Bito**\n\n- Adds a cache.",
+                NonFinding::Summary,
+            ),
+        ] {
+            let f = read(Family::Bito, body);
+            assert!(f.format_known, "{body}");
+            assert_eq!(f.non_finding, Some(kind), "{body}");
+        }
+        let finding =
+            "<b>Code Review Agent Run Status is logged twice</b>\n\nThe status line repeats.";
+        assert_eq!(read(Family::Bito, finding).non_finding, None);
     }
 
     #[test]

@@ -151,15 +151,24 @@ pub(crate) fn read(doc: &Doc, header: &str) -> Reading {
     }
 }
 
-/// A title that opens a review summary (`Review summary for 9d41c2e: 3 findings ...`), not a
-/// finding.
+/// A title that opens a review summary (`Review summary for 9d41c2e: 3 findings ...`) or a
+/// verdict (`APPROVE WITH NITS (round 3 @ 9c2e41b)`), not a finding.
 fn is_summary_title(title: &str) -> bool {
     let lower = title.to_lowercase();
+    let lower = lower
+        .strip_prefix("verdict:")
+        .unwrap_or(&lower)
+        .trim_start();
     [
         "review summary",
         "summary of the review",
         "qa summary",
         "review complete",
+        // A verdict heading (`## 💬 APPROVE WITH NITS (round 3 @ 9c2e41b)`): the round's summary.
+        "approve",
+        "request changes",
+        "changes requested",
+        "blocked",
     ]
     .iter()
     .any(|p| lower.starts_with(p))
@@ -257,6 +266,11 @@ mod tests {
         assert!(f.format_known);
         assert_eq!(
             f.non_finding,
+            Some(review_core::signals::NonFinding::Summary)
+        );
+        let verdict = "<!-- shepherd-swarm-summary -->\n🤖 Automated comment by **Shepherd swarm**\n\n## 💬 APPROVE WITH NITS <sub>(round 3 @ 9c2e41b)</sub>\n\n### Findings\n- LOW `a.ts:5` naming";
+        assert_eq!(
+            read(Family::QaHeader, verdict).non_finding,
             Some(review_core::signals::NonFinding::Summary)
         );
         let finding = "🤖 Automated comment by **review-bot**\n\n**Severity: HIGH**\n\nThe summary row drops the last invoice.";

@@ -601,7 +601,7 @@ fn judge_calls_run_side_by_side_with_the_same_output() {
         "the judge answered for thread",
     ] {
         let serial_lines = kind(&serial.stderr, part);
-        assert_eq!(serial_lines.len(), 18, "{}", serial.stderr);
+        assert_eq!(serial_lines.len(), 17, "{}", serial.stderr);
         assert_eq!(
             kind(&parallel.stderr, part),
             serial_lines,
