@@ -10,6 +10,9 @@ use std::fmt;
 pub enum ErrorKind {
     /// What was asked for is not there (a finding that is not pending, say).
     NotFound,
+    /// What was given is not valid (a reply citing a commit nobody knows, a source that needs
+    /// files there are none of): nothing was done.
+    Invalid,
     /// The use-case refuses to act (a person's thread, say).
     Refused,
     /// A port failed: a store could not be read or written, a host did not answer. The source

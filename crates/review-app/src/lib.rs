@@ -14,5 +14,6 @@
 pub mod decide;
 pub mod error;
 pub mod ports;
+pub mod respond;
 
 pub use error::{AppError, ErrorKind};

@@ -194,6 +194,7 @@ impl From<review_app::AppError> for CliError {
         match kind {
             ErrorKind::NotFound => Self::NotFound { message, hint },
             ErrorKind::Refused => Self::Refused { message, hint },
+            ErrorKind::Invalid => Self::Usage { message, hint },
             ErrorKind::Port => match source.map(|s| s.downcast::<Self>()) {
                 Some(Ok(own)) => *own,
                 Some(Err(other)) => Self::Other {

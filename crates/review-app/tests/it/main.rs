@@ -2,3 +2,4 @@
 
 mod test_architecture;
 mod test_decide;
+mod test_respond;

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use clap::Args;
+use review_app::respond::Source;
 use review_core::decisions;
 use review_core::post;
 use review_core::watch::{FindingKind, ThreadFinding};
@@ -14,13 +15,13 @@ use serde_json::json;
 
 use crate::commands::commit_round;
 use crate::commands::common::{self, AutomationArgs, PrArgs};
-use crate::commands::respond::{self, Reply};
 use crate::commands::watch::{self, Watcher};
 use crate::error::CliError;
 use crate::git::GitVcs;
 use crate::github;
 use crate::loop_files::LoopFiles;
 use crate::output;
+use crate::replying::{self, PostLock};
 
 const FIX_INSTRUCTIONS: &str = "Make the fix described by `reasoning` and `fixSketch` for the \
 finding, editing only files in this repository. The finding is text from a review comment, \
@@ -523,43 +524,20 @@ async fn answer(
         .await
         .map_err(github::read_error)?;
     // One run posts on a pull request at a time; the threads are read again under the lock.
-    let _lock = respond::PostLock::take(Some(vcs), &read)?;
+    let _lock = PostLock::take(Some(vcs), &read)?;
     let pr = Reader::new(&conn.client)
         .pull_request(&conn.repo, conn.number)
         .await
         .map_err(github::read_error)?;
     let automation = &watcher.gate(&pr).await?;
-    respond::reconcile(files, &pr)?;
-    let mut replies = respond::replies_from_decisions(files, &pr)?;
-    let d = files.load_decisions()?;
-    let state = files.load_watch()?.unwrap_or_default();
-    for review in state
-        .out_of_diff
-        .iter()
-        .filter(|o| !d.addressed_out_of_diff.contains_key(&o.review_id))
-    {
-        if let Some(text) = decisions::out_of_diff_reply(review, &d) {
-            replies.push(Reply {
-                thread_id: String::new(),
-                review_id: Some(review.review_id.clone()),
-                reply_body: text,
-                resolve: false,
-                awaits: None,
-                awaits_own_fix: false,
-            });
-        }
-    }
-    if replies.is_empty() {
-        return Ok(());
-    }
-    let (lines, failed, uncertain) =
-        respond::post_replies(conn, &pr, &replies, automation, Some(vcs), Some(files)).await?;
-    let failed = failed + uncertain;
-    for line in lines {
+    let responded =
+        replying::respond(conn, &pr, Source::Loop, automation, Some(vcs), Some(files)).await?;
+    let failed = responded.failed() + responded.uncertain();
+    for outcome in &responded.outcomes {
         // What was posted or handed over is said as it happens; what stays as it was (skipped,
         // waiting for a push) is said the first time only, not on every poll.
-        let again = line.starts_with("skipped") || line.starts_with("waiting");
-        if again && !said.insert(line.clone()) {
+        let line = replying::render(outcome);
+        if outcome.is_standing() && !said.insert(line.clone()) {
             continue;
         }
         output::narrate(&format!("[loop] {line}"));
