@@ -5,6 +5,14 @@
 //! message, a hint and the source. The `review` binary wires the ports to git, GitHub and its
 //! state files; a test wires them to in-memory fakes; another tool may wire them to its own.
 //!
+//! The use-cases:
+//! - [`decide`]: a judge's answers on the findings a watch left pending, judged within the hard
+//!   gates and recorded through a [`ports::DecisionsStore`];
+//! - [`respond`]: the replies owed on a pull request posted each once ever, resolved as asked,
+//!   a person's thread never replied to, through the review host and `respond`'s own ports
+//!   (the reply ledger, the loop's files, the fix history, the re-reads, a narrator); one
+//!   [`respond::ReplyOutcome`] per reply or resolve.
+//!
 //! # Stability
 //!
 //! The crate is young: its public items may change in any 0.x release (the CHANGELOG says

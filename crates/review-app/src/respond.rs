@@ -635,11 +635,6 @@ pub fn landed_fix<F: FixHistory>(
         .cloned()
 }
 
-/// Whether a failed post may have landed all the same (the host's answer was lost).
-fn may_have_landed(e: &HostError) -> bool {
-    e.to_string().contains("may have been posted")
-}
-
 /// The outcome of a thread the gate refuses: handed over when its decision could be settled as
 /// a person's, else skipped for `skip`'s reason.
 fn refused<L: LoopStore>(
@@ -954,7 +949,7 @@ where
                     }
                 }
                 Err(e) => {
-                    let uncertain = may_have_landed(&e);
+                    let uncertain = e.may_have_been_posted();
                     out.outcomes.push(ReplyOutcome::Failed {
                         target,
                         why: Failure::Reply {

@@ -12,7 +12,10 @@ use review_app::respond::{
 };
 use review_core::decisions::{Decisions, Escalation, Seen, Settled, Verdict};
 use review_core::gate::{AutomationSettings, Refusal};
-use review_core::model::{PullRequest, ThreadId};
+use std::time::Duration;
+
+use review_core::model::{CommentId, PullRequest, RepoId, ThreadId};
+use review_core::ports::{HostError, MaybePosted, MinimizeReason, PostedComment, ReviewHost};
 use review_core::reply::{Awaited, Ledger, Reply, ReplyTarget};
 use review_core::watch::{Repost, WatchState};
 use review_test_support::{FakeHost, HEAD_SHA, Mutation, PrBuilder, bot, person};
@@ -644,6 +647,89 @@ impl Rereads for Fixed {
     async fn pull_request(&self, _: &PullRequest) -> Result<PullRequest, Self::Error> {
         Ok(self.0.clone())
     }
+}
+
+/// A host whose replies land but whose answers are lost: the adapter says each may have been
+/// posted.
+#[derive(Debug)]
+struct LostAnswers(FakeHost);
+
+#[async_trait::async_trait]
+impl ReviewHost for LostAnswers {
+    async fn pull_request(&self, repo: &RepoId, number: u64) -> Result<PullRequest, HostError> {
+        self.0.pull_request(repo, number).await
+    }
+    async fn resolve_threads(&self, threads: &[ThreadId]) -> Vec<Result<(), HostError>> {
+        self.0.resolve_threads(threads).await
+    }
+    async fn unresolve_thread(&self, thread: &ThreadId) -> Result<(), HostError> {
+        self.0.unresolve_thread(thread).await
+    }
+    async fn reply(&self, thread: &ThreadId, body: &str) -> Result<PostedComment, HostError> {
+        self.0.reply(thread, body).await?;
+        Err(HostError::Unavailable {
+            message: "the reply may have been posted".to_owned(),
+            source: Some(Box::new(MaybePosted {
+                looked: Duration::from_secs(5),
+            })),
+        })
+    }
+    async fn comment(&self, subject: &str, body: &str) -> Result<PostedComment, HostError> {
+        self.0.comment(subject, body).await
+    }
+    async fn minimize(&self, comment: &CommentId, reason: MinimizeReason) -> Result<(), HostError> {
+        self.0.minimize(comment, reason).await
+    }
+}
+
+#[tokio::test]
+async fn a_reply_whose_answer_was_lost_is_uncertain_and_the_next_run_finds_it() {
+    let host = LostAnswers(FakeHost::new(pr()));
+    let ledger = MemoryLedger::default();
+    let rereads = HostRereads(&host);
+    let ports = RespondPorts {
+        host: &host,
+        rereads: &rereads,
+        ledger: &ledger,
+        history: &NoHistory,
+        files: None::<&MemoryLoop>,
+    };
+    let replies = [Reply::thread("BOT1", "Not applying this.".to_owned(), true)];
+    let out = ports
+        .post_replies(&host.0.current(), &replies, &AutomationSettings::default())
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            &out.outcomes[..],
+            [ReplyOutcome::Failed {
+                why: Failure::Reply {
+                    uncertain: true,
+                    ..
+                },
+                ..
+            }]
+        ),
+        "not resolved: {:?}",
+        out.outcomes
+    );
+    assert_eq!((out.failed(), out.uncertain()), (0, 1));
+    let again = ports
+        .post_replies(&host.0.current(), &replies, &AutomationSettings::default())
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            &again.outcomes[..],
+            [
+                ReplyOutcome::AlreadyPosted { .. },
+                ReplyOutcome::Resolved { .. }
+            ]
+        ),
+        "{:?}",
+        again.outcomes
+    );
+    assert_eq!(replies_posted(&host.0).len(), 1, "posted once");
 }
 
 /// Loop files that cannot be read.
