@@ -11,6 +11,23 @@
 //!
 //! The ports are this module's own ([`LedgerStore`], [`LoopStore`], [`FixHistory`],
 //! [`Rereads`], [`Narrator`]) beside the core's `ReviewHost` and the crate's `DecisionsStore`.
+//!
+//! Before anything is posted, replies citing a commit nobody knows are refused:
+//!
+//! ```
+//! use review_app::ErrorKind;
+//! use review_app::respond::{NoHistory, check_citations};
+//! use review_core::reply::Reply;
+//! use review_test_support::PrBuilder;
+//!
+//! let pr = PrBuilder::new().build();
+//! // Outside a clone only the PR's head is known: a reply citing another commit would wait
+//! // forever.
+//! let replies = [Reply::thread("PRRT_1", "Fixed in 3f2a9c1.".to_owned(), true)];
+//! let err = check_citations(&NoHistory, &pr, &replies).unwrap_err();
+//! assert_eq!(err.kind, ErrorKind::Invalid);
+//! assert!(err.message.contains("PRRT_1 cites 3f2a9c1"));
+//! ```
 
 use std::future::Future;
 use std::sync::Mutex;
