@@ -773,8 +773,8 @@ where
                 let files = self.files.ok_or_else(|| {
                     AppError::new(
                         ErrorKind::Invalid,
-                        "--from-decisions needs the loop's files, kept in the git repository",
-                        Some("run inside a clone of the pull request's repository"),
+                        "the replies from the decisions need the loop's files",
+                        Some("wire the loop's files (`RespondPorts::files`)"),
                     )
                 })?;
                 let mut replies = owed_replies(files, pr, narrator)?;

@@ -144,6 +144,13 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
         .transpose()?;
     let source = match file_replies {
         Some(replies) => Source::Given(replies),
+        None if files.is_none() => {
+            return Err(CliError::Usage {
+                message: "--from-decisions needs the loop's files, kept in the git repository"
+                    .to_owned(),
+                hint: Some("run inside a clone of the pull request's repository".to_owned()),
+            });
+        }
         None => Source::FromDecisions,
     };
     let responded = replying::respond(
