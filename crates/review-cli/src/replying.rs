@@ -340,3 +340,204 @@ impl PostLock {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use review_app::respond::{Already, Failure, ReplyOutcome, Skip, Wait};
+    use review_core::gate::Refusal;
+    use review_core::model::{ReviewId, ThreadId};
+    use review_core::reply::{Awaited, ReplyTarget};
+
+    use super::render;
+
+    /// Every outcome renders to the line `respond` printed before its outcomes were typed: the
+    /// report is a documented output, and the loop's "said once" rule keys on it.
+    #[test]
+    fn each_outcome_renders_the_line_respond_always_printed() {
+        let t = || ReplyTarget::Thread(ThreadId("PRRT_1".to_owned()));
+        let r = || ReplyTarget::Review(ReviewId("PRR_1".to_owned()));
+        let human = || Refusal::Human(vec!["@mei".to_owned()]);
+        let head = "a1b2c3d".to_owned();
+        let cases = [
+            (
+                ReplyOutcome::Posted {
+                    target: t(),
+                    url: "https://x/1".to_owned(),
+                },
+                "posted   PRRT_1: https://x/1",
+            ),
+            (
+                ReplyOutcome::AlreadyPosted {
+                    target: t(),
+                    when: Already::Before,
+                },
+                "already  PRRT_1: posted before; not posted again",
+            ),
+            (
+                ReplyOutcome::AlreadyPosted {
+                    target: t(),
+                    when: Already::Meanwhile,
+                },
+                "already  PRRT_1: posted meanwhile; not posted again",
+            ),
+            (
+                ReplyOutcome::AlreadyPosted {
+                    target: r(),
+                    when: Already::Before,
+                },
+                "already  PRR_1: answered before; not posted again",
+            ),
+            (
+                ReplyOutcome::AwaitingPush {
+                    target: t(),
+                    wait: Wait::Awaited {
+                        awaited: Awaited::OwnFix("f00".to_owned()),
+                        head: head.clone(),
+                    },
+                },
+                "waiting  PRRT_1: its fix f00 is not on the PR's head a1b2c3d yet; run again after the push",
+            ),
+            (
+                ReplyOutcome::AwaitingPush {
+                    target: t(),
+                    wait: Wait::Awaited {
+                        awaited: Awaited::RoundCommit("f00".to_owned()),
+                        head: head.clone(),
+                    },
+                },
+                "waiting  PRRT_1: its round's commit f00 is not on the PR's head a1b2c3d yet; run again after the push",
+            ),
+            (
+                ReplyOutcome::AwaitingPush {
+                    target: r(),
+                    wait: Wait::Cites {
+                        sha: "1234567".to_owned(),
+                        head,
+                    },
+                },
+                "waiting  PRR_1: it cites 1234567, which is not on the PR's head a1b2c3d yet; run again after the push",
+            ),
+            (
+                ReplyOutcome::Skipped {
+                    target: t(),
+                    why: Skip::NotOnPr { number: 7 },
+                },
+                "skipped  PRRT_1: thread PRRT_1 is not on PR #7",
+            ),
+            (
+                ReplyOutcome::Skipped {
+                    target: t(),
+                    why: Skip::Refused(human()),
+                },
+                "skipped  PRRT_1: thread PRRT_1: human participation (@mei); the PR author answers",
+            ),
+            (
+                ReplyOutcome::Skipped {
+                    target: r(),
+                    why: Skip::Refused(human()),
+                },
+                "skipped  PRR_1: human participation (@mei); the PR author answers",
+            ),
+            (
+                ReplyOutcome::Skipped {
+                    target: t(),
+                    why: Skip::RefusedSinceRead(human()),
+                },
+                "skipped  PRRT_1: since it was read, human participation (@mei); the PR author answers",
+            ),
+            (
+                ReplyOutcome::Skipped {
+                    target: t(),
+                    why: Skip::Escalated,
+                },
+                "skipped  PRRT_1: escalated in the loop's decisions; a person answers it",
+            ),
+            (
+                ReplyOutcome::Skipped {
+                    target: t(),
+                    why: Skip::GoneBeforeResolve,
+                },
+                "skipped  PRRT_1: not resolved: the thread is gone from the pull request",
+            ),
+            (
+                ReplyOutcome::Skipped {
+                    target: t(),
+                    why: Skip::NotResolvedSinceRead(Refusal::Reopened),
+                },
+                "skipped  PRRT_1: not resolved: since it was read, reopened after the tool resolved it; left to a person",
+            ),
+            (
+                ReplyOutcome::HandedOver {
+                    thread: ThreadId("PRRT_1".to_owned()),
+                    refusal: human(),
+                },
+                "handed   PRRT_1: human participation (@mei); the PR author answers; its decision is settled as handed to a person, no reply owed",
+            ),
+            (
+                ReplyOutcome::Failed {
+                    target: r(),
+                    why: Failure::NoSuchReview { number: 7 },
+                },
+                "failed   PRR_1: no such review on PR #7",
+            ),
+            (
+                ReplyOutcome::Failed {
+                    target: t(),
+                    why: Failure::NotReread,
+                },
+                "failed   PRRT_1: it could not be read again before the reply; not posted",
+            ),
+            (
+                ReplyOutcome::Failed {
+                    target: t(),
+                    why: Failure::Reply {
+                        message: "refused: locked".to_owned(),
+                        uncertain: false,
+                    },
+                },
+                "failed   PRRT_1: refused: locked; not resolved",
+            ),
+            (
+                ReplyOutcome::Failed {
+                    target: r(),
+                    why: Failure::Comment("refused: locked".to_owned()),
+                },
+                "failed   PRR_1: refused: locked",
+            ),
+            (
+                ReplyOutcome::Failed {
+                    target: r(),
+                    why: Failure::Record("disk full".to_owned()),
+                },
+                "failed   PRR_1: disk full",
+            ),
+            (
+                ReplyOutcome::Failed {
+                    target: t(),
+                    why: Failure::NotRereadBeforeResolve("timed out".to_owned()),
+                },
+                "failed   PRRT_1: not resolved: the threads could not be read again first (timed out)",
+            ),
+            (
+                ReplyOutcome::Failed {
+                    target: t(),
+                    why: Failure::Resolve("not found: x".to_owned()),
+                },
+                "failed   PRRT_1: resolving: not found: x",
+            ),
+            (
+                ReplyOutcome::Stopped { left: 2 },
+                "stopped: GitHub refuses posts now; 2 more replies not tried (run again later)",
+            ),
+            (
+                ReplyOutcome::Resolved {
+                    thread: ThreadId("PRRT_1".to_owned()),
+                },
+                "resolved PRRT_1",
+            ),
+        ];
+        for (outcome, line) in cases {
+            assert_eq!(render(&outcome), line, "{outcome:?}");
+        }
+    }
+}
