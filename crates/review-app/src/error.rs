@@ -10,14 +10,15 @@ use std::fmt;
 pub enum ErrorKind {
     /// What was asked for is not there (a finding that is not pending, say).
     NotFound,
+    /// What was given is not valid, or cannot be done as asked (a reply citing a commit nobody
+    /// knows, a source that needs files there are none of, a round's fixes whose files have no
+    /// changes): nothing was done; the caller changes its request.
+    Invalid,
     /// The use-case refuses to act (a person's thread, say).
     Refused,
     /// A port failed: a store could not be read or written, a host did not answer. The source
     /// is the port's own error.
     Port,
-    /// What was asked cannot be done as asked (a round's fixes whose files have no changes,
-    /// say): the caller changes its request.
-    Invalid,
     /// A step the use-case ran failed (the project's checks, a refused commit): the message
     /// says which, the source is the step's own error.
     Failed,

@@ -5,13 +5,21 @@
 //! message, a hint and the source. The `review` binary wires the ports to git, GitHub and its
 //! state files; a test wires them to in-memory fakes; another tool may wire them to its own.
 //!
-//! The use-cases: [`decide`] (a judge's answers recorded within the hard gates),
-//! [`commit_round`] (the round's one commit after the checks, or the round set aside) and
-//! [`watch`] (the poll policy: the cheap change probe before a full read, late bots,
-//! quiescence, the schedule). Ports besides the core's `ReviewHost` and `Vcs`: [`ports`] (the
-//! decisions), [`watch_store`] (the watch state), [`narrator`], and each use-case's own (the
-//! round's working tree and checks, the change probe, the full read, the clock). Async ports
-//! return plain futures: the caller runs them on its own executor.
+//! The use-cases:
+//! - [`decide`]: a judge's answers on the findings a watch left pending, judged within the hard
+//!   gates and recorded through a [`ports::DecisionsStore`];
+//! - [`respond`]: the replies owed on a pull request posted each once ever, resolved as asked,
+//!   a person's thread never replied to, through the review host and `respond`'s own ports
+//!   (the reply ledger, the loop's files, the fix history, the re-reads, a narrator); one
+//!   [`respond::ReplyOutcome`] per reply or resolve;
+//! - [`commit_round`]: the round's one commit after the checks, or the round set aside;
+//! - [`watch`]: the poll policy (the cheap change probe before a full read, late bots,
+//!   quiescence, the schedule).
+//!
+//! Ports besides the core's `ReviewHost` and `Vcs`: [`ports`] (the decisions), [`watch_store`]
+//! (the watch state), [`narrator`], and each use-case's own (the reply ledger, the round's
+//! working tree and checks, the change probe, the full read, the clock). Async ports return
+//! plain futures: the caller runs them on its own executor.
 //!
 //! # Stability
 //!
@@ -24,6 +32,7 @@ pub mod decide;
 pub mod error;
 pub mod narrator;
 pub mod ports;
+pub mod respond;
 pub mod watch;
 pub mod watch_store;
 

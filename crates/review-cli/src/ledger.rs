@@ -1,70 +1,60 @@
-//! The reply ledger: what the tool posted on a pull request, by `thread:key`, so a rerun can see
-//! it already did, and so the gate knows the tool's own comments by id. Kept per pull request
-//! under the git common directory (`review/ledger-OWNER-NAME-N.json`), written atomically.
+//! The reply ledger's file: what the tool posted on a pull request, by `thread:key`
+//! ([`review_core::reply::Ledger`]), so a rerun can see it already did, and so the gate knows the
+//! tool's own comments by id. Kept per pull request under the git common directory
+//! (`review/pulls/OWNER/NAME/N/ledger.json`), written atomically.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use review_core::model::{CommentId, RepoId};
-use serde::{Deserialize, Serialize};
+use review_core::model::RepoId;
+pub use review_core::reply::Ledger;
 
 use crate::error::CliError;
 use crate::git::GitVcs;
 
-/// What was posted, by `thread:key`.
-#[derive(Debug, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Ledger {
-    /// The posts, by `thread:key` (`review:key` for a review's comment).
-    pub posted: BTreeMap<String, Posted>,
+/// Where a pull request's ledger is kept: nowhere outside a clone (then it is empty and saving
+/// keeps nothing; the replies carry their keys all the same).
+#[derive(Debug, Clone, Default)]
+pub struct LedgerFile {
+    path: Option<PathBuf>,
 }
 
-/// One post.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Posted {
-    /// The thread (or review) answered.
-    pub thread: String,
-    /// The comment's node id.
-    pub comment: String,
-    /// A link to it.
-    pub url: String,
-}
-
-impl Ledger {
-    /// The ledger file of `repo#number` in `vcs`'s repository. A ledger an earlier release kept
-    /// that cannot be moved to its place is an error: a reply it records could go out again.
-    pub fn path(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<PathBuf, CliError> {
-        crate::state::pr_file_for(vcs, "ledger", repo, number).map_err(|e| CliError::Other {
-            message: format!("cannot open the reply ledger: {e}"),
-            hint: Some(e.hint()),
-        })
+impl LedgerFile {
+    /// The ledger file of `repo#number` in `vcs`'s repository (none without one). A ledger an
+    /// earlier release kept that cannot be moved to its place is an error: a reply it records
+    /// could go out again.
+    pub fn new(vcs: Option<&GitVcs>, repo: &RepoId, number: u64) -> Result<Self, CliError> {
+        let path = vcs
+            .map(|vcs| {
+                crate::state::pr_file_for(vcs, "ledger", repo, number).map_err(|e| {
+                    CliError::Other {
+                        message: format!("cannot open the reply ledger: {e}"),
+                        hint: Some(e.hint()),
+                    }
+                })
+            })
+            .transpose()?;
+        Ok(Self { path })
     }
 
-    /// Loads the ledger at `path` (none: empty). A corrupt ledger is an input error (exit 3).
-    pub fn load(path: Option<&Path>) -> Result<Self, CliError> {
-        let Some(path) = path else {
-            return Ok(Self::default());
+    /// Loads the ledger (none: empty). A corrupt ledger is an input error (exit 3).
+    pub fn load(&self) -> Result<Ledger, CliError> {
+        let Some(path) = &self.path else {
+            return Ok(Ledger::default());
         };
         crate::state::load(path).map_err(|e| CliError::Input {
-            path: path.to_path_buf(),
+            path: path.clone(),
             message: e.describe("reply ledger"),
             hint: Some("fix it, or move it away: the replies themselves carry their keys, so nothing is posted twice".to_owned()),
         })
     }
 
-    /// Loads the ledger of `repo#number`.
-    pub fn for_pr(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<Self, CliError> {
-        Self::load(Some(&Self::path(vcs, repo, number)?))
-    }
-
-    /// Saves the ledger at `path`, atomically.
-    pub fn save(&self, path: Option<&Path>) -> Result<(), CliError> {
-        let Some(path) = path else {
+    /// Saves `ledger`, atomically.
+    pub fn save(&self, ledger: &Ledger) -> Result<(), CliError> {
+        let Some(path) = &self.path else {
             return Ok(());
         };
-        crate::state::save(path, self).map_err(|e| CliError::Input {
-            path: path.to_path_buf(),
+        crate::state::save(path, ledger).map_err(|e| CliError::Input {
+            path: path.clone(),
             message: format!("cannot record the reply: {e}"),
             hint: Some(
                 "the reply is posted and carries its key; a rerun will not post it again"
@@ -72,9 +62,22 @@ impl Ledger {
             ),
         })
     }
+}
 
-    /// The ids of the comments the tool posted.
-    pub fn comment_ids(&self) -> impl Iterator<Item = CommentId> + '_ {
-        self.posted.values().map(|p| CommentId(p.comment.clone()))
+/// Loads the ledger of `repo#number`.
+pub fn for_pr(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<Ledger, CliError> {
+    LedgerFile::new(Some(vcs), repo, number)?.load()
+}
+
+/// The ledger file as respond's store: its errors are the CLI's own, given back whole.
+impl review_app::respond::LedgerStore for LedgerFile {
+    type Error = CliError;
+
+    fn load_ledger(&self) -> Result<Ledger, CliError> {
+        self.load()
+    }
+
+    fn save_ledger(&self, ledger: &Ledger) -> Result<(), CliError> {
+        self.save(ledger)
     }
 }

@@ -110,6 +110,13 @@ impl review_app::watch_store::WatchStore for LoopFiles {
     }
 }
 
+/// The loop's files as respond reads them: the decisions, and the watcher's state.
+impl review_app::respond::LoopStore for LoopFiles {
+    fn load_watch(&self) -> Result<Option<WatchState>, CliError> {
+        Self::load_watch(self)
+    }
+}
+
 fn corrupt(path: &Path, e: &LoadError, what: &str) -> CliError {
     CliError::Input {
         path: path.to_path_buf(),

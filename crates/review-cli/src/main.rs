@@ -17,6 +17,7 @@ mod loop_files;
 mod output;
 mod prereview;
 mod render;
+mod replying;
 mod round;
 mod state;
 mod watching;

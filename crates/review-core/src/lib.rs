@@ -89,6 +89,7 @@ pub mod model;
 pub mod plan;
 pub mod ports;
 pub mod post;
+pub mod reply;
 pub mod report;
 pub mod round;
 pub mod rules;

@@ -55,7 +55,31 @@ pub enum HostError {
     },
 }
 
+/// Why a post ended uncertain: its answer was lost, and looking for it did not find it (or
+/// could not tell). It may have landed, or may land later; it was not sent again. The source of
+/// the [`HostError::Unavailable`] such a post returns: see [`HostError::may_have_been_posted`].
+#[derive(Debug, thiserror::Error)]
+#[error("its answer was lost, and looking for it for {} did not find it", crate::time::seconds(*.looked))]
+pub struct MaybePosted {
+    /// How long it was looked for.
+    pub looked: Duration,
+}
+
 impl HostError {
+    /// Whether a failed post may still have been posted (a [`MaybePosted`] source): run again,
+    /// and the next run's look for its key decides. Nothing is known about any other failure of
+    /// a post.
+    pub fn may_have_been_posted(&self) -> bool {
+        let Self::Unavailable {
+            source: Some(source),
+            ..
+        } = self
+        else {
+            return false;
+        };
+        source.downcast_ref::<MaybePosted>().is_some()
+    }
+
     /// Whether every later request would fail the same way ([`HostError::Throttled`],
     /// [`HostError::Unauthorized`]): a caller with several writes to make stops at the first
     /// such error instead of spending a refused request on each.

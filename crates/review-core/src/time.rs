@@ -89,6 +89,16 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
+/// A duration as the reports say it: whole seconds (`30 s`), or tenths under a second (`0.3 s`,
+/// never less than `0.1 s` for a duration that is not zero).
+pub fn seconds(d: std::time::Duration) -> String {
+    if d < std::time::Duration::from_secs(1) && !d.is_zero() {
+        format!("{:.1} s", d.as_secs_f64().max(0.1))
+    } else {
+        format!("{} s", d.as_secs_f64().round())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

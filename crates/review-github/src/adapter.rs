@@ -55,28 +55,13 @@ impl Default for WriteSettings {
     }
 }
 
-/// Why a post ended uncertain: its answer was lost, and looking for it within
-/// [`WriteSettings::post_check`] did not find it (or could not tell). It may have landed, or may
-/// land later; it was not sent again. The source of the [`HostError::Unavailable`] such a post
-/// returns: see [`may_have_been_posted`].
-#[derive(Debug, thiserror::Error)]
-#[error("its answer was lost, and looking for it for {} did not find it", crate::transport::seconds(*.looked))]
-pub struct MaybePosted {
-    /// How long it was looked for.
-    pub looked: Duration,
-}
+/// Why a post ended uncertain (the core's, re-exported where the adapter's users found it).
+pub use review_core::ports::MaybePosted;
 
 /// Whether a failed post may still have been posted ([`MaybePosted`]): run again, and the next
-/// run's look for its key decides. Nothing is known about any other failure of a post.
+/// run's look for its key decides ([`HostError::may_have_been_posted`]).
 pub fn may_have_been_posted(e: &HostError) -> bool {
-    let HostError::Unavailable {
-        source: Some(source),
-        ..
-    } = e
-    else {
-        return false;
-    };
-    source.downcast_ref::<MaybePosted>().is_some()
+    e.may_have_been_posted()
 }
 
 /// The review host on GitHub, for one pull request's writes.

@@ -175,13 +175,7 @@ fn now_epoch() -> u64 {
 }
 
 /// A duration for people: `30 s`, or `0.3 s` below a second.
-pub(crate) fn seconds(d: Duration) -> String {
-    if d < Duration::from_secs(1) && !d.is_zero() {
-        format!("{:.1} s", d.as_secs_f64().max(0.1))
-    } else {
-        format!("{} s", d.as_secs_f64().round())
-    }
-}
+pub(crate) use review_core::time::seconds;
 
 /// `text` on one line, at most 200 characters.
 pub(crate) fn shorten(text: &str) -> String {

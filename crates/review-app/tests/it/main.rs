@@ -3,4 +3,5 @@
 mod test_architecture;
 mod test_commit_round;
 mod test_decide;
+mod test_respond;
 mod test_watch;

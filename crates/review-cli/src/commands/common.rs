@@ -112,7 +112,7 @@ pub fn gate_for(
     automation.bot_accounts = crate::config::Config::values(&repository.bot_accounts).collect();
     automation.viewer.clone_from(&pr.viewer);
     if let Some(vcs) = vcs {
-        automation.own_comments = crate::ledger::Ledger::for_pr(vcs, &pr.repo, pr.number)?
+        automation.own_comments = crate::ledger::for_pr(vcs, &pr.repo, pr.number)?
             .comment_ids()
             .collect();
         automation.resolved_by_tool = crate::audit::resolved_threads(vcs, &pr.repo, pr.number);

@@ -23,6 +23,7 @@ use crate::error::CliError;
 use crate::git::GitVcs;
 use crate::github::{self, Connection};
 use crate::output;
+use crate::replying::History;
 
 /// The workflow's words when the branch has no open pull request.
 const NO_PR: &str =
@@ -1189,7 +1190,7 @@ async fn finish(
         }
         // The fix as it landed on the PR's head (a rebase before the push changes its id).
         let landed = match &c.since {
-            None => crate::commands::respond::landed_fix(Some(vcs), &pr, &c.thread_id, &c.sha),
+            None => review_app::respond::landed_fix(&History(Some(vcs)), &pr, &c.thread_id, &c.sha),
             Some(since) => manual_fix(vcs, &pr, &c.thread_id, since, &c.files),
         };
         let Some(landed) = landed else {
@@ -1317,7 +1318,7 @@ fn manual_fix(
     since: &str,
     files: &[String],
 ) -> Option<String> {
-    if let Some(sha) = crate::commands::respond::landed_fix(Some(vcs), pr, thread, "") {
+    if let Some(sha) = review_app::respond::landed_fix(&History(Some(vcs)), pr, thread, "") {
         return Some(sha);
     }
     let head = pr.head_sha.0.as_str();

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::Args;
 use review_app::commit_round::{Check, RoundPorts, RoundRequest, abandon_round, commit_round};
+use review_app::respond::Source;
 use review_app::watch::Clock as _;
 use review_core::decisions;
 use review_core::post;
@@ -15,12 +16,12 @@ use review_github::reader::Reader;
 use serde_json::json;
 
 use crate::commands::common::{self, AutomationArgs, PollArgs, PrArgs};
-use crate::commands::respond::{self, Reply};
 use crate::error::CliError;
 use crate::git::GitVcs;
 use crate::github;
 use crate::loop_files::LoopFiles;
 use crate::output;
+use crate::replying::{self, PostLock};
 use crate::round::ShellChecks;
 use crate::watching::{self, TerminalClock, Watcher};
 
@@ -540,43 +541,20 @@ async fn answer(
         .await
         .map_err(github::read_error)?;
     // One run posts on a pull request at a time; the threads are read again under the lock.
-    let _lock = respond::PostLock::take(Some(vcs), &read)?;
+    let _lock = PostLock::take(Some(vcs), &read)?;
     let pr = Reader::new(&conn.client)
         .pull_request(&conn.repo, conn.number)
         .await
         .map_err(github::read_error)?;
     let automation = &watcher.gate(&pr).await?;
-    respond::reconcile(files, &pr)?;
-    let mut replies = respond::replies_from_decisions(files, &pr)?;
-    let d = files.load_decisions()?;
-    let state = files.load_watch()?.unwrap_or_default();
-    for review in state
-        .out_of_diff
-        .iter()
-        .filter(|o| !d.addressed_out_of_diff.contains_key(&o.review_id))
-    {
-        if let Some(text) = review.reply(&d) {
-            replies.push(Reply {
-                thread_id: String::new(),
-                review_id: Some(review.review_id.clone()),
-                reply_body: text,
-                resolve: false,
-                awaits: None,
-                awaits_own_fix: false,
-            });
-        }
-    }
-    if replies.is_empty() {
-        return Ok(());
-    }
-    let (lines, failed, uncertain) =
-        respond::post_replies(conn, &pr, &replies, automation, Some(vcs), Some(files)).await?;
-    let failed = failed + uncertain;
-    for line in lines {
+    let responded =
+        replying::respond(conn, &pr, Source::Loop, automation, Some(vcs), Some(files)).await?;
+    let failed = responded.failed() + responded.uncertain();
+    for outcome in &responded.outcomes {
         // What was posted or handed over is said as it happens; what stays as it was (skipped,
         // waiting for a push) is said the first time only, not on every poll.
-        let again = line.starts_with("skipped") || line.starts_with("waiting");
-        if again && !said.insert(line.clone()) {
+        let line = replying::render(outcome);
+        if outcome.is_standing() && !said.insert(line.clone()) {
             continue;
         }
         output::narrate(&format!("[loop] {line}"));
