@@ -33,9 +33,10 @@ impl MemoryDecisions {
     }
 }
 
-/// The in-memory store's lock was poisoned by a panic in another thread.
+/// An in-memory store's lock was poisoned by a panic in another thread (every in-memory store
+/// of the crate fails with it).
 #[derive(Debug, thiserror::Error)]
-#[error("the decisions were left half-changed by a panic")]
+#[error("the in-memory store was left half-changed by a panic")]
 pub struct Poisoned;
 
 impl DecisionsStore for MemoryDecisions {

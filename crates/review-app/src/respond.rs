@@ -417,30 +417,10 @@ pub struct RespondPorts<'a, H, R, S, F, L> {
     pub files: Option<&'a L>,
 }
 
-/// The in-memory loop files: decisions and a fixed watch state.
-#[derive(Debug, Default)]
-pub struct MemoryLoop {
-    /// The decisions.
-    pub decisions: MemoryDecisions,
-    /// The watcher's state.
-    pub watch: Option<WatchState>,
-}
-
-impl DecisionsStore for MemoryLoop {
-    type Error = Poisoned;
-
-    fn load(&self) -> Result<Decisions, Poisoned> {
-        self.decisions.load()
-    }
-
-    fn update(&self, change: &mut dyn FnMut(&mut Decisions)) -> Result<(), Poisoned> {
-        self.decisions.update(change)
-    }
-}
-
-impl LoopStore for MemoryLoop {
+/// The in-memory loop files respond reads: the decisions and the watch state.
+impl LoopStore for crate::watch_store::MemoryLoop {
     fn load_watch(&self) -> Result<Option<WatchState>, Poisoned> {
-        Ok(self.watch.clone())
+        crate::watch_store::WatchStore::load_watch(&self.watch)
     }
 }
 

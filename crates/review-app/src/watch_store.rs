@@ -15,10 +15,7 @@ pub trait WatchStore {
     fn save_watch(&self, state: &WatchState) -> Result<(), Self::Error>;
 }
 
-/// The in-memory store's lock was poisoned by a panic in another thread.
-#[derive(Debug, thiserror::Error)]
-#[error("the watch state was left half-written by a panic")]
-pub struct Poisoned;
+pub use crate::ports::Poisoned;
 
 /// An in-memory [`WatchStore`], for tests and for tools that keep no files.
 #[derive(Debug, Default)]
@@ -48,7 +45,8 @@ impl WatchStore for MemoryWatch {
     }
 }
 
-/// The loop's two files in memory: decisions and watch state, for the use-cases that read both.
+/// The loop's two files in memory: decisions and watch state, for the use-cases that read both
+/// (the round, and respond's `LoopStore`).
 #[derive(Debug, Default)]
 pub struct MemoryLoop {
     /// The decisions.
@@ -58,7 +56,7 @@ pub struct MemoryLoop {
 }
 
 impl crate::ports::DecisionsStore for MemoryLoop {
-    type Error = crate::ports::Poisoned;
+    type Error = Poisoned;
 
     fn load(&self) -> Result<review_core::decisions::Decisions, Self::Error> {
         self.decisions.load()

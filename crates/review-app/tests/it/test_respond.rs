@@ -6,10 +6,11 @@
 use review_app::ErrorKind;
 use review_app::ports::{DecisionsStore, MemoryDecisions, Poisoned};
 use review_app::respond::{
-    Already, Failure, FixCommit, FixHistory, HostRereads, LedgerStore, MemoryLedger, MemoryLoop,
-    NoHistory, Note, Notes, ReplyOutcome, Rereads, RespondPorts, Responded, Skip, Source, Wait,
+    Already, Failure, FixCommit, FixHistory, HostRereads, LedgerStore, MemoryLedger, NoHistory,
+    Note, Notes, ReplyOutcome, Rereads, RespondPorts, Responded, Skip, Source, Wait,
     check_citations, landed_fix,
 };
+use review_app::watch_store::{MemoryLoop, MemoryWatch};
 use review_core::decisions::{Decisions, Escalation, Seen, Settled, Verdict};
 use review_core::gate::{AutomationSettings, Refusal};
 use std::time::Duration;
@@ -76,7 +77,7 @@ fn decisions(entries: &[(&str, Seen)]) -> Decisions {
 fn files(d: Decisions, watch: Option<WatchState>) -> MemoryLoop {
     MemoryLoop {
         decisions: MemoryDecisions::new(d),
-        watch,
+        watch: MemoryWatch::new(watch),
     }
 }
 
