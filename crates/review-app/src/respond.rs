@@ -41,7 +41,7 @@ use review_core::reply::{self, Awaited, Landed, Ledger, LedgerDecision, Reply, R
 use review_core::watch::WatchState;
 
 use crate::error::{AppError, ErrorKind};
-use crate::ports::{DecisionsStore, MemoryDecisions, Poisoned};
+use crate::ports::{DecisionsStore, Poisoned};
 
 /// The reply ledger of one pull request: what the tool posted there.
 pub trait LedgerStore {
