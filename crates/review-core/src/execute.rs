@@ -185,6 +185,8 @@ pub async fn execute_narrated(
         })
         .collect();
     let mut fixed: BTreeMap<ThreadId, CommitId> = BTreeMap::new();
+    // Nits whose fix could not be made: resolved, as a nit is when no fix is planned.
+    let mut unfixed_nits: Vec<ThreadId> = Vec::new();
     if !fixes.is_empty() {
         let outcome = make_fixes(pr, settings, &fixes, workspace, stop, &mut narration).await;
         for (thread, result) in outcome {
@@ -195,6 +197,14 @@ pub async fn execute_narrated(
                     entry.reason = format!("fixed in {}, resolves after push", commit.short());
                     entry.commit = Some(commit.clone());
                     fixed.insert(thread, commit);
+                }
+                Err((why, text))
+                    if entry.class == Some(crate::rules::Class::Nit)
+                        && why != DeferReason::Interrupted =>
+                {
+                    entry.outcome = Outcome::Resolved;
+                    entry.reason = format!("a nit, not fixed ({text}): resolve");
+                    unfixed_nits.push(thread);
                 }
                 Err((why, text)) => defer(entry, why, text),
             }
@@ -228,6 +238,7 @@ pub async fn execute_narrated(
         .iter()
         .filter(|p| p.action == Action::Resolve)
         .map(|p| p.report.id.clone())
+        .chain(unfixed_nits)
         .collect();
     if !to_resolve.is_empty() && stop.load(Ordering::SeqCst) {
         narration.say("[triage] interrupted — stopping before the resolves".to_owned());

@@ -469,3 +469,51 @@ fn a_thread_outdated_by_its_fix_stays_outdated_whether_its_resolve_fails_or_not(
         }
     }
 }
+
+#[test]
+fn a_nit_whose_fix_cannot_be_made_is_resolved_as_a_nit() {
+    // A medium finding with a suggestion is a nit that is fixed rather than resolved unread; when
+    // the fix cannot be made (here the file has the user's uncommitted edits), the nit is
+    // resolved, as it would be with no fix planned, instead of going to a person. An actionable
+    // finding in the same place still goes to a person.
+    let pr = PrBuilder::new()
+        .thread("NIT", "src/lib.rs", 3, &[(bot("coderabbitai"), "x")])
+        .thread("BUG", "src/lib.rs", 1, &[(bot("coderabbitai"), "x")])
+        .build();
+    let set = signals(&[
+        ("NIT", Severity::Medium, suggest("    let v = get()?;")),
+        ("BUG", Severity::High, suggest("fn a() -> () {}")),
+    ]);
+    let vcs = FakeVcs::new(HEAD, &[("src/lib.rs", LIB)]);
+    vcs.user_edit("src/lib.rs", "user was here\n");
+    let host = FakeHost::new(pr.clone());
+    let plan = plan(&pr, &set, &TriageSettings::default());
+    assert!(
+        matches!(plan.threads[0].action, Action::Fix(_)),
+        "the nit's fix is planned"
+    );
+    let ex = run(
+        &pr,
+        &plan,
+        &host,
+        Some(Workspace {
+            vcs: &vcs,
+            fixer: None,
+        }),
+    )
+    .unwrap();
+    assert!(vcs.commits().is_empty());
+    assert_eq!(vcs.work_file("src/lib.rs").unwrap(), "user was here\n");
+    let nit = ex.report.threads.iter().find(|t| t.id.0 == "NIT").unwrap();
+    assert_eq!(nit.outcome, Outcome::Resolved, "{}", nit.reason);
+    assert!(nit.reason.contains("not fixed"), "{}", nit.reason);
+    assert!(nit.reason.contains("uncommitted changes"), "{}", nit.reason);
+    let bug = ex.report.threads.iter().find(|t| t.id.0 == "BUG").unwrap();
+    assert_eq!(bug.outcome, Outcome::Deferred);
+    assert_eq!(bug.deferred_because, Some(DeferReason::DirtyFile));
+    assert_eq!(
+        host.mutations(),
+        vec![Mutation::Resolve(ThreadId::from("NIT"))],
+        "only the nit is resolved"
+    );
+}
