@@ -507,6 +507,28 @@ fn prose_change(doc: &Doc, title_line: Option<&str>) -> Option<String> {
         })
 }
 
+/// A call the finding says is not awaited (`` `tx.commit()` is not awaited ``): the fix is the
+/// missing `await`, as exact as a forgotten await can be. Returns the words for `why`.
+pub(crate) fn missing_await(doc: &Doc) -> Option<String> {
+    doc.lines.iter().find_map(|l| {
+        let t = l.trim_start();
+        if t.starts_with(['>', '|', '#']) {
+            return None;
+        }
+        let lower = plain(l).to_lowercase();
+        [
+            "is not awaited",
+            "isn't awaited",
+            "is never awaited",
+            "are not awaited",
+        ]
+        .iter()
+        .any(|p| lower.contains(p))
+        .then(|| "a call it says is not awaited (the missing await)".to_owned())
+        .filter(|_| t.matches('`').count() >= 2)
+    })
+}
+
 /// A prose line ending in `:` followed by a closed code block (not a suggestion or a diff, which
 /// are read on their own) that shows the fix: not an illustration ("for example", "such as")
 /// and without elided parts (`...`).
@@ -835,6 +857,19 @@ mod tests {
             prose_change(&doc, None).is_some(),
             "a bold label opens a sentence, not a list"
         );
+    }
+
+    #[test]
+    fn a_call_said_not_to_be_awaited_is_a_missing_await() {
+        let doc = Doc::parse("P1: `tx.commit()` is not awaited before the response is sent.");
+        assert!(missing_await(&doc).is_some());
+        for body in [
+            "The commit is not awaited before the response is sent.",
+            "> `tx.commit()` is not awaited",
+            "`tx.commit()` is awaited twice.",
+        ] {
+            assert_eq!(missing_await(&Doc::parse(body)), None, "{body}");
+        }
     }
 
     #[test]

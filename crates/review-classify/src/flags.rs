@@ -106,11 +106,19 @@ const DESIGN: &[&str] = &[
     " restructure ",
     " restructuring ",
     " breaking change",
+    // A change that breaks what callers already rely on: keeping or breaking it is the author's.
+    " backward compatib",
+    " backwards compatib",
+    " existing scripts ",
+    " existing clients ",
+    " existing integrations ",
     " public api ",
     " out of scope ",
     " separate pr ",
     " follow up pr ",
     " rethink ",
+    " rethought ",
+    " rethinking ",
     " decide ",
     " deciding ",
     " decision ",
@@ -348,6 +356,9 @@ pub(crate) fn speculative(prose: &Prose) -> bool {
 /// The lead asks for a design decision, a refactoring, a new dependency or a change of scope:
 /// the words found.
 pub(crate) fn design(prose: &Prose) -> Option<String> {
+    if let Some(asked) = asks_intent(prose.lead.as_str()) {
+        return Some(asked);
+    }
     if !prose.lead.has_any(DESIGN) {
         return None;
     }
@@ -357,13 +368,54 @@ pub(crate) fn design(prose: &Prose) -> Option<String> {
         .map(|p| format!("it says \"{}\"", p.trim()))
 }
 
+/// The reviewer asks whether a change was meant: "if the rename is intended", "unless this was
+/// deliberate" (a condition on intent, within a few words): the author's choice. The words found.
+fn asks_intent(words: &str) -> Option<String> {
+    let tokens: Vec<&str> = words.split_whitespace().collect();
+    tokens.iter().enumerate().find_map(|(i, t)| {
+        if !matches!(*t, "if" | "unless") {
+            return None;
+        }
+        let window = tokens.get(i + 1..(i + 6).min(tokens.len()))?;
+        let at = window
+            .iter()
+            .position(|w| matches!(*w, "intended" | "intentional" | "deliberate" | "desired"))?;
+        let verb = window.get(at.checked_sub(1)?)?;
+        let asked = window.get(..=at)?.join(" ");
+        matches!(*verb, "is" | "was" | "are" | "were" | "s")
+            .then(|| format!("it asks \"{t} {asked}\""))
+    })
+}
+
+/// Files that are instructions to an agent or a tool rather than documentation, though they
+/// are Markdown (`SKILL.md`, `AGENTS.md`, `foo.agent.md`, a prompt): a finding on one is
+/// about behaviour.
+fn instruction_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let lower = path.to_ascii_lowercase();
+    matches!(
+        name.as_str(),
+        "skill.md" | "agents.md" | "claude.md" | "gemini.md" | "copilot-instructions.md"
+    ) || name.ends_with(".agent.md")
+        || name.ends_with(".prompt.md")
+        || name.ends_with(".instructions.md")
+        || lower.contains("/prompts/")
+        || lower.starts_with("prompts/")
+        || lower.contains("/agents/")
+        || lower.starts_with("agents/")
+        || lower.contains("/skills/")
+        || lower.starts_with("skills/")
+}
+
 /// Extensions of documentation files: a finding on one is about documentation.
 const DOC_EXTENSIONS: &[&str] = &["md", "mdx", "markdown", "rst", "adoc", "asciidoc"];
 
 /// Whether the thread's file is documentation (Markdown, reStructuredText, AsciiDoc).
 pub(crate) fn docs_file(path: &str) -> bool {
-    path.rsplit_once('.')
-        .is_some_and(|(_, ext)| DOC_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
+    !instruction_file(path)
+        && path
+            .rsplit_once('.')
+            .is_some_and(|(_, ext)| DOC_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
 }
 
 /// The comment carries a "✅ Addressed" mark (CodeRabbit appends "✅ Addressed in commit ...",
@@ -416,6 +468,21 @@ const NOT_PATHS: &[&str] = &[
     "angular.js",
     "ember.js",
     "deno.js",
+    "discord.js",
+    "socket.io",
+    "moment.js",
+    "day.js",
+    "knockout.js",
+    "backbone.js",
+    "alpine.js",
+    "solid.js",
+    "p5.js",
+    "pixi.js",
+    "phaser.js",
+    "video.js",
+    "pdf.js",
+    "highlight.js",
+    "marked.js",
 ];
 
 /// A token of prose as a file path, if it looks like one. A quoted token (`".cache/a.json"`)
@@ -708,11 +775,17 @@ mod tests {
             // Asking whether a behaviour change is wanted leaves the choice to the author.
             "The command now opens a browser on a TTY. If that is intended, say so in the changelog.",
             "Was this intentional? Before, the list was sorted by date.",
+            "If the rename is intended, keep the old flag as an alias.",
+            "Unless the new default was deliberate, restore it.",
         ] {
             assert!(design(&prose(text).1).is_some(), "{text}");
         }
         assert!(design(&prose("The designated handler is skipped.").1).is_none());
         assert!(design(&prose("The intended value is lost when the cache is cold.").1).is_none());
+        assert!(
+            design(&prose("The cache is intended to be per request, but it is global.").1)
+                .is_none()
+        );
     }
 
     #[test]
@@ -794,6 +867,16 @@ mod tests {
         assert!(docs_file("README.rst"));
         assert!(!docs_file("requirements.txt"));
         assert!(!docs_file("src/md.rs"));
+        // Markdown that instructs an agent or a tool is behaviour, not documentation.
+        for path in [
+            "skills/review/SKILL.md",
+            "AGENTS.md",
+            "agents/second-opinion.agent.md",
+            ".github/prompts/triage.prompt.md",
+            "CLAUDE.md",
+        ] {
+            assert!(!docs_file(path), "{path}");
+        }
     }
 
     #[test]

@@ -201,6 +201,7 @@ pub(crate) fn read(family: Family, body: &str, path: &str, header: &str) -> Find
     } else {
         fix::code_after_colon(&doc)
             .or_else(|| fix::named_change(&doc, title_line.as_deref()))
+            .or_else(|| fix::missing_await(&doc))
             .or_else(|| {
                 reading
                     .fix_named
@@ -272,7 +273,9 @@ pub(crate) fn read(family: Family, body: &str, path: &str, header: &str) -> Find
         Some("the title is about style".to_owned())
     } else if flags::nit_marker(&doc, header) {
         Some("a nit marker".to_owned())
-    } else if flags::docs_file(path) {
+    } else if flags::docs_file(path) && design_why.is_none() {
+        // Documentation, unless the finding asks for a decision (docs and code that disagree:
+        // which one changes is the author's choice).
         Some("the thread is on a documentation file".to_owned())
     } else {
         None

@@ -142,6 +142,12 @@ pub(crate) const WEAKNESSES: &[&str] = &[
     " world writable ",
     " shell true ",
     " secret ",
+    " authorization and cookie headers ",
+    " cookies ",
+    " signed url",
+    " signing key",
+    " log access ",
+    " anyone with access to the log",
     " escapes that directory ",
     " escapes the directory ",
     " escape the directory ",
@@ -287,6 +293,8 @@ mod tests {
             "The lookup concatenates the id; use a parameterised query.",
             "The export endpoint is reachable by unauthenticated callers.",
             "`load` unpickles untrusted bytes from the upload.",
+            "It logs the whole request, including the `authorization` and `cookie` headers.",
+            "The URL carries the signature, so anyone with log access can replay uploads.",
         ] {
             assert!(read(body).is_some(), "{body}");
         }
@@ -302,6 +310,7 @@ mod tests {
             "No security concerns identified.",
             "The `SELECT` returns rows in insertion order, so the page is unstable.",
             "The craft fair listing shows the wrong date.",
+            "`header.split(\" \")[1]` raises when the Authorization header is only `Bearer`.",
         ] {
             assert_eq!(read(body), None, "{body}");
         }
