@@ -364,6 +364,8 @@ fn start_command(
     let (done_tx, done) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
         .name("review-call".to_owned())
+        // The main thread's size: the command ran on one before.
+        .stack_size(8 << 20)
         .spawn(move || {
             let _turn = turn;
             crate::command::resume();
