@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
 use async_trait::async_trait;
 use review_core::model::{CommentId, RepoId, ThreadId};
@@ -40,22 +40,42 @@ pub struct Entry {
     pub detail: String,
 }
 
-/// The run's id: 8 random bytes as hex, drawn once.
-pub fn run_id() -> &'static str {
-    static RUN: OnceLock<String> = OnceLock::new();
-    RUN.get_or_init(|| {
-        crate::command::random_marker()
-            .map(|hex| hex.chars().take(16).collect())
-            .unwrap_or_else(|_| format!("pid{}", std::process::id()))
-    })
+/// The run's id: 8 random bytes as hex, drawn once per run (per command `review mcp` runs in
+/// process, see [`set_command`]).
+pub fn run_id() -> String {
+    RUN.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get_or_insert_with(|| {
+            crate::command::random_marker()
+                .map(|hex| hex.chars().take(16).collect())
+                .unwrap_or_else(|_| format!("pid{}", std::process::id()))
+        })
+        .clone()
 }
 
-/// The command this process runs, for the log (`triage`, `respond`, ...).
+static RUN: Mutex<Option<String>> = Mutex::new(None);
+
+/// The command this process runs, for the log (`triage`, `respond`, ...). Each command `review
+/// mcp` runs in process is a run of its own: the name changes and a new run id is drawn.
 pub fn set_command(name: &str) {
-    let _ = COMMAND.set(name.to_owned());
+    name.clone_into(
+        &mut COMMAND
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    *RUN.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
 }
 
-static COMMAND: OnceLock<String> = OnceLock::new();
+/// The command this run is, as [`set_command`] named it.
+pub fn command() -> String {
+    COMMAND
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()
+}
+
+static COMMAND: Mutex<String> = Mutex::new(String::new());
 
 fn now() -> String {
     let secs = std::time::SystemTime::now()
@@ -93,8 +113,8 @@ impl Audit {
         };
         let entry = Entry {
             time: now(),
-            run: run_id().to_owned(),
-            command: COMMAND.get().cloned().unwrap_or_default(),
+            run: run_id(),
+            command: command(),
             action: action.to_owned(),
             target: target.to_owned(),
             outcome: outcome.to_owned(),

@@ -160,15 +160,40 @@ pub fn run() -> Result<(), CliError> {
             .unwrap_or(crate::command::DEFAULT_JOBS),
     );
     crate::audit::set_command(command_name(&cli.command));
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    runtime()?.block_on(dispatch(cli.command))
+}
+
+/// A runtime for one command, on the thread that calls it.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| CliError::Other {
             message: format!("cannot start the async runtime: {e}"),
             hint: None,
-        })?;
-    runtime.block_on(async {
-        match cli.command {
+        })
+}
+
+/// Runs `review ARGS` in this process, as `review mcp` runs its tools: the same parsing and the
+/// same command function as the command line, a run of its own in the audit log. The settings
+/// the process took at start (color, hooks, the token policy, jobs) stay; `mcp` itself is
+/// refused (a server does not start another).
+pub(crate) async fn run_in_process(args: Vec<String>) -> Result<(), CliError> {
+    let cli = Cli::try_parse_from(std::iter::once("review".to_owned()).chain(args))?;
+    if matches!(cli.command, Command::Mcp(_)) {
+        return Err(CliError::Usage {
+            message: "`review mcp` does not run inside a server".to_owned(),
+            hint: None,
+        });
+    }
+    crate::audit::set_command(command_name(&cli.command));
+    dispatch(cli.command).await
+}
+
+/// Runs the command.
+async fn dispatch(command: Command) -> Result<(), CliError> {
+    {
+        match command {
             Command::Triage(args) => commands::triage::run(args).await,
             Command::Threads(args) => commands::threads::run(args).await,
             Command::Resolve(args) => commands::resolve::run(args).await,
@@ -189,5 +214,5 @@ pub fn run() -> Result<(), CliError> {
             Command::Snapshot(args) => commands::snapshot::run(args).await,
             Command::Log(args) => commands::log::run(args).await,
         }
-    })
+    }
 }

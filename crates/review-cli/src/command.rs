@@ -179,14 +179,60 @@ pub async fn stopped() {
     }
 }
 
+/// Set by [`interrupt`]: the in-process Ctrl-C of a cancelled `review mcp` call.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Wakes those waiting in [`ctrl_c`] when [`interrupt`] is called.
+static INTERRUPT: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Completes on Ctrl-C, or once [`interrupt`] is called (at once if it was): what the commands
+/// listen to instead of `tokio::signal::ctrl_c`, so that a cancelled `review mcp` call, which
+/// runs its command in this process, stops it as Ctrl-C stops the command line's.
+pub async fn ctrl_c() {
+    tokio::select! {
+        result = tokio::signal::ctrl_c() => {
+            if result.is_err() {
+                // No signal handler: only an interrupt ends the wait.
+                interrupted().await;
+            }
+        }
+        () = interrupted() => {}
+    }
+}
+
+/// Completes once [`interrupt`] is called (at once if it was).
+async fn interrupted() {
+    loop {
+        // Created before the check, so an interrupt between the two still wakes it.
+        let woken = INTERRUPT.notified();
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            return;
+        }
+        woken.await;
+    }
+}
+
+/// Does to the running command what Ctrl-C does ([`ctrl_c`] completes): it stops at its next
+/// checkpoint and reports what it did. For `review mcp`'s cancelled calls.
+pub(crate) fn interrupt() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+    INTERRUPT.notify_waiters();
+}
+
+/// Forgets an earlier [`interrupt`] and [`stop_all`], before `review mcp` runs its next command
+/// in this process (one at a time).
+pub(crate) fn resume() {
+    INTERRUPTED.store(false, Ordering::SeqCst);
+    STOPPING.store(false, Ordering::SeqCst);
+}
+
 /// Listens for Ctrl-C for the rest of the run: the first one calls [`stop_all`]. For a command
 /// that runs long with steps of its own (`review loop`): a Ctrl-C between two steps is not
 /// lost, and each step sees [`stopping`].
 pub fn stop_on_ctrl_c() {
     tokio::spawn(async {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            stop_all();
-        }
+        ctrl_c().await;
+        stop_all();
     });
 }
 
@@ -258,7 +304,7 @@ pub async fn interruptible<R: Send + 'static>(
     let mut handle = tokio::task::spawn_blocking(f);
     tokio::select! {
         result = &mut handle => result.map(|r| (r, false)).map_err(|e| e.to_string()),
-        _ = tokio::signal::ctrl_c() => {
+        () = ctrl_c() => {
             stop_all();
             handle.await.map(|r| (r, true)).map_err(|e| e.to_string())
         }

@@ -150,14 +150,29 @@ impl CliError {
 
 /// Turns the result of a command into the process's exit code, printing the error if any.
 pub fn exit(result: Result<(), CliError>) -> ExitCode {
+    ExitCode::from(report(result))
+}
+
+/// The exit code of a command's result (see [`code`]), printing the error if any (through
+/// [`output`]: a command `review mcp` runs in process has it captured).
+pub(crate) fn report(result: Result<(), CliError>) -> u8 {
     let err = match result {
-        Ok(()) => return ExitCode::from(code::OK),
+        Ok(()) => return code::OK,
         Err(err) => err,
     };
     match &err {
         // A closed pipe (`review triage ... | head`) is not an error worth a message.
         CliError::Output(e) if e.kind() == io::ErrorKind::BrokenPipe => {
-            return ExitCode::from(code::OK);
+            return code::OK;
+        }
+        // In process (`review mcp`), nothing reaches the terminal: the message is captured.
+        CliError::Clap(e) if output::capturing() => {
+            let text = e.to_string();
+            output::error(
+                text.trim_start_matches("error: ").trim_end(),
+                Vec::new(),
+                None,
+            );
         }
         CliError::Clap(e) => {
             // clap prints help, version and usage errors in its own format.
@@ -167,7 +182,7 @@ pub fn exit(result: Result<(), CliError>) -> ExitCode {
         CliError::NeedsPerson { .. } => {}
         other => output::error(&other.to_string(), source_chain(other), other.hint()),
     }
-    ExitCode::from(err.code())
+    err.code()
 }
 
 fn source_chain(err: &dyn std::error::Error) -> Vec<String> {

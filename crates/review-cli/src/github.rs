@@ -12,6 +12,7 @@
 //!   did not configure gets none of them (see `review_github::token`).
 //! - Pull request: the number or URL given, else the one open pull request of the current branch.
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal};
 use std::path::Path;
 use std::sync::Arc;
@@ -24,7 +25,7 @@ use review_github::locate::{self, Choice};
 use review_github::pr_ref::PrRef;
 use review_github::reader::ReadError;
 use review_github::remote::{HostedRepo, RepoSpec};
-use review_github::token::{GhCli, TokenError, resolve_token};
+use review_github::token::{GhCli, ResolvedToken, TokenError, resolve_token};
 
 use crate::error::CliError;
 use crate::git;
@@ -256,34 +257,15 @@ async fn connect_with(
         )
     })?;
     let config = crate::config::current()?;
-    let found = match owner_token(&endpoints.host, &repo, config, env)? {
-        Some(token) => review_github::token::ResolvedToken {
-            token,
-            source: review_github::token::TokenSource::Helper("token-variables".to_owned()),
-        },
-        None => {
-            // The hosts the user bound a token variable to count as configured.
-            let configured: Vec<String> = config
-                .token_variables
-                .keys()
-                .map(|(host, _)| host.clone())
-                .collect();
-            resolve_token(&endpoints.host, env, &configured, Some(&GhCli::new())).map_err(|e| {
-                let hint = matches!(e, TokenError::NotForHost { .. }).then(|| {
-                    format!(
-                        "or bind a variable to that host's owner in [token-variables] of \
-                             your config file: \"{}/{}\" = \"VARIABLE\"",
-                        endpoints.host, repo.owner
-                    )
-                });
-                CliError::GitHub {
-                    message: e.to_string(),
-                    source: None,
-                    hint,
-                }
-            })?
-        }
+    let key = (endpoints.host.clone(), repo.owner.clone());
+    let remembered = remembered_tokens().and_then(|tokens| tokens.get(&key).cloned());
+    let found = match remembered {
+        Some(found) => found,
+        None => resolve_for(&endpoints.host, &repo, config, env)?,
     };
+    if let Some(mut tokens) = remembered_tokens() {
+        tokens.insert(key, found.clone());
+    }
     let progress: review_github::client::Progress =
         Arc::new(|message: &str| output::narrate(&format!("[review] {message}")));
     let client = Client::new(&endpoints.graphql, &found.token, RetryPolicy::default())
@@ -362,6 +344,7 @@ async fn current_branch_pr(client: &Client, repo: &RepoId, cwd: &Path) -> Result
             if std::io::stdin().is_terminal()
                 && std::io::stderr().is_terminal()
                 && !output::collecting()
+                && !output::capturing()
             {
                 output::narrate(&format!(
                     "several open pull requests have branch {b}:\n{}",
@@ -392,4 +375,60 @@ async fn current_branch_pr(client: &Client, repo: &RepoId, cwd: &Path) -> Result
             }
         }
     }
+}
+
+/// Whether the tokens found are kept for the rest of the process ([`remember_tokens`]).
+static REMEMBER: std::sync::OnceLock<std::sync::Mutex<BTreeMap<(String, String), ResolvedToken>>> =
+    std::sync::OnceLock::new();
+
+/// From now on, the token found for a host and owner is kept for the rest of the process and not
+/// looked for again (`review mcp`: once per server, not once per call).
+pub(crate) fn remember_tokens() {
+    let _ = REMEMBER.set(std::sync::Mutex::default());
+}
+
+/// The tokens kept, when [`remember_tokens`] was called.
+fn remembered_tokens()
+-> Option<std::sync::MutexGuard<'static, BTreeMap<(String, String), ResolvedToken>>> {
+    REMEMBER
+        .get()
+        .map(|m| m.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+}
+
+/// The token for `repo` on `host`: the one the user's config binds to its owner, else the
+/// host's ([`resolve_token`]).
+fn resolve_for(
+    host: &str,
+    repo: &RepoId,
+    config: &crate::config::Config,
+    env: &(dyn Env + Sync),
+) -> Result<ResolvedToken, CliError> {
+    Ok(match owner_token(host, repo, config, env)? {
+        Some(token) => ResolvedToken {
+            token,
+            source: review_github::token::TokenSource::Helper("token-variables".to_owned()),
+        },
+        None => {
+            // The hosts the user bound a token variable to count as configured.
+            let configured: Vec<String> = config
+                .token_variables
+                .keys()
+                .map(|(host, _)| host.clone())
+                .collect();
+            resolve_token(host, env, &configured, Some(&GhCli::new())).map_err(|e| {
+                let hint = matches!(e, TokenError::NotForHost { .. }).then(|| {
+                    format!(
+                        "or bind a variable to that host's owner in [token-variables] of \
+                             your config file: \"{host}/{}\" = \"VARIABLE\"",
+                        repo.owner
+                    )
+                });
+                CliError::GitHub {
+                    message: e.to_string(),
+                    source: None,
+                    hint,
+                }
+            })?
+        }
+    })
 }

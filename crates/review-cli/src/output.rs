@@ -70,9 +70,65 @@ pub fn collected_narration() -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// What a command run in process (`review mcp`'s tools) writes, kept instead of printed: its
+/// stdout, and its stderr line by line, each line also sent to `lines` as it comes (the call's
+/// progress). While set, nothing a command writes reaches the terminal: the server's stdout
+/// carries only the protocol.
+#[derive(Debug)]
+struct Capture {
+    stdout: String,
+    stderr: Vec<String>,
+    lines: tokio::sync::mpsc::UnboundedSender<String>,
+}
+
+impl Capture {
+    /// Keeps `text` (one or more lines, as stderr would show them) and sends each line on.
+    fn stderr(&mut self, text: &str) {
+        for line in text.lines() {
+            self.stderr.push(line.to_owned());
+            let _ = self.lines.send(line.to_owned());
+        }
+    }
+}
+
+static CAPTURE: Mutex<Option<Capture>> = Mutex::new(None);
+
+fn capture_lock() -> std::sync::MutexGuard<'static, Option<Capture>> {
+    CAPTURE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// From now on, what commands write is kept (see [`end_capture`]) instead of printed, and each
+/// stderr line is also sent to `lines`. One command at a time: the caller runs them in turn.
+pub(crate) fn capture(lines: tokio::sync::mpsc::UnboundedSender<String>) {
+    *capture_lock() = Some(Capture {
+        stdout: String::new(),
+        stderr: Vec::new(),
+        lines,
+    });
+}
+
+/// Ends a [`capture`]: what was written to stdout, and the stderr lines.
+pub(crate) fn end_capture() -> (String, Vec<String>) {
+    capture_lock()
+        .take()
+        .map(|c| (c.stdout, c.stderr))
+        .unwrap_or_default()
+}
+
+/// Whether output is being captured.
+pub(crate) fn capturing() -> bool {
+    capture_lock().is_some()
+}
+
 /// Writes `text` to stdout. A closed pipe surfaces as an `io::Error` of kind `BrokenPipe`, which
 /// the caller turns into a quiet exit.
 pub fn stdout(text: &str) -> io::Result<()> {
+    if let Some(capture) = capture_lock().as_mut() {
+        capture.stdout.push_str(text);
+        return Ok(());
+    }
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()
@@ -96,7 +152,10 @@ pub fn narrate(line: &str) {
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     match collected.as_mut() {
         Some(lines) => lines.push(line.to_owned()),
-        None => eprintln!("{}", visible(line)),
+        None => match capture_lock().as_mut() {
+            Some(capture) => capture.stderr(&visible(line)),
+            None => eprintln!("{}", visible(line)),
+        },
     }
 }
 
@@ -113,6 +172,17 @@ impl review_app::narrator::Narrator for Narrate {
 /// Writes an error, its causes and a hint to stderr, with the text's control and bidirectional
 /// formatting characters shown escaped ([`visible`]).
 pub fn error(message: &str, causes: Vec<String>, hint: Option<&str>) {
+    if let Some(capture) = capture_lock().as_mut() {
+        // Captured text is read back, never shown on a terminal: no color.
+        capture.stderr(&format!("error: {}", visible(message)));
+        for cause in causes {
+            capture.stderr(&format!("  caused by: {}", visible(&cause)));
+        }
+        if let Some(hint) = hint {
+            capture.stderr(&format!("hint: {}", visible(hint)));
+        }
+        return;
+    }
     eprintln!("{} {}", paint("error:", "1;31"), visible(message));
     for cause in causes {
         eprintln!("  {} {}", paint("caused by:", "2"), visible(&cause));
@@ -125,6 +195,10 @@ pub fn error(message: &str, causes: Vec<String>, hint: Option<&str>) {
 /// Writes a question to stderr, without a newline, for an answer on stdin (its control and
 /// bidirectional formatting characters shown escaped: [`visible`]).
 pub fn prompt(question: &str) {
+    if let Some(capture) = capture_lock().as_mut() {
+        capture.stderr(&visible(question));
+        return;
+    }
     eprint!("{}", visible(question));
     let _ = io::stderr().flush();
 }
@@ -146,7 +220,7 @@ impl Spinner {
     pub fn start(label: &str) -> Self {
         let stop = std::sync::Arc::new(AtomicBool::new(false));
         let label = std::sync::Arc::new(Mutex::new(label.to_owned()));
-        let shown = io::stderr().is_terminal() && !collecting();
+        let shown = io::stderr().is_terminal() && !collecting() && !capturing();
         let thread = shown.then(|| {
             let stop = std::sync::Arc::clone(&stop);
             let label = std::sync::Arc::clone(&label);

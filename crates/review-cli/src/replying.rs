@@ -329,7 +329,7 @@ impl PostLock {
         }
         let who = format!(
             "`review {}` (process {}, run {})",
-            std::env::args().nth(1).unwrap_or_default(),
+            crate::audit::command(),
             std::process::id(),
             crate::audit::run_id()
         );

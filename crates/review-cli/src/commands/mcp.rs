@@ -1,14 +1,13 @@
 //! `review mcp`: a Model Context Protocol server over stdio, for coding agents.
 //!
-//! Reads happen in the server; every other tool runs the `review` binary itself as a child
-//! process (`review triage --json`, `review resolve`, ...), so each call goes through exactly the
-//! checks the command line makes (the human-thread gate, fencing, the reply ledger, the
-//! configuration files) and nothing but the protocol reaches stdout. Write tools exist only when
-//! the server starts with `--allow-writes`; `--toolsets` narrows the list. Each tool's MCP
-//! annotations say whether it reads, writes, destroys or repeats safely (docs/mcp.md).
-
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+//! Every tool runs in the server's own process. Reads are answered here; every other tool runs
+//! the command line's own command in process (`review triage --json`, `review resolve`, ...:
+//! [`crate::cli::run_in_process`]), one at a time with its output captured, so each call goes
+//! through exactly the checks the command line makes (the human-thread gate, fencing, the reply
+//! ledger, the configuration files) and nothing but the protocol reaches stdout. It starts no
+//! `review` process. Write tools exist only when the server starts with `--allow-writes`;
+//! `--toolsets` narrows the list. Each tool's MCP annotations say whether it reads, writes,
+//! destroys or repeats safely (docs/mcp.md).
 
 use clap::Args;
 use review_core::model::ThreadId;
@@ -340,34 +339,51 @@ struct Finished {
     stderr: String,
 }
 
-/// Reads a pipe to the end on a thread of its own.
-fn read_all(mut from: impl std::io::Read + Send + 'static) -> std::thread::JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = from.read_to_end(&mut bytes);
-        String::from_utf8_lossy(&bytes).into_owned()
-    })
+/// Interrupts the command of a call that is dropped before its command finished (the server
+/// dropped it): no command outlives its call unasked.
+struct InterruptOnDrop {
+    armed: bool,
 }
 
-/// Sends a running command SIGINT (Ctrl-C: it stops at its next checkpoint and reports), when
-/// asked or when dropped (the call was dropped): no command outlives its call unasked.
-struct Interrupt(u32);
-
-impl Interrupt {
-    fn send(&self) {
-        if let Some(pid) = i32::try_from(self.0)
-            .ok()
-            .and_then(rustix::process::Pid::from_raw)
-        {
-            let _ = rustix::process::kill_process(pid, rustix::process::Signal::INT);
+impl Drop for InterruptOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            crate::command::interrupt();
         }
     }
 }
 
-impl Drop for Interrupt {
-    fn drop(&mut self) {
-        self.send();
-    }
+/// Runs `review ARGS` in this process on a thread of its own, its output captured (nothing
+/// reaches stdout but the protocol); one command at a time, in the order of `turn`. Each
+/// stderr line goes to `lines` as it comes.
+fn start_command(
+    args: Vec<String>,
+    turn: tokio::sync::OwnedMutexGuard<()>,
+    lines: tokio::sync::mpsc::UnboundedSender<String>,
+) -> Result<tokio::sync::oneshot::Receiver<Finished>, ErrorData> {
+    let (done_tx, done) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("review-call".to_owned())
+        // The main thread's size: the command ran on one before.
+        .stack_size(8 << 20)
+        .spawn(move || {
+            let _turn = turn;
+            crate::command::resume();
+            crate::output::capture(lines);
+            let result =
+                crate::cli::runtime().and_then(|rt| rt.block_on(crate::cli::run_in_process(args)));
+            let code = crate::error::report(result);
+            let (stdout, stderr) = crate::output::end_capture();
+            let mut all = stderr.join("\n");
+            all.push('\n');
+            let _ = done_tx.send(Finished {
+                code: i32::from(code),
+                stdout,
+                stderr: all,
+            });
+        })
+        .map_err(|e| ErrorData::internal_error(format!("cannot run review: {e}"), None))?;
+    Ok(done)
 }
 
 /// The server.
@@ -379,7 +395,8 @@ pub struct ReviewServer {
     pinned: Option<review_core::model::RepoId>,
     /// The host the server was started for: PR URLs must name it.
     host: String,
-    exe: PathBuf,
+    /// One command at a time runs in process (their output is captured process-wide).
+    turn: std::sync::Arc<tokio::sync::Mutex<()>>,
     /// `--lockdown`: withhold the text of comments by people without write access.
     lockdown: bool,
 }
@@ -411,10 +428,6 @@ fn check_fingerprint(fp: &str) -> Result<(), String> {
 
 impl ReviewServer {
     fn new(args: &McpArgs) -> Result<Self, CliError> {
-        let exe = std::env::current_exe().map_err(|e| CliError::Other {
-            message: format!("cannot find the review binary: {e}"),
-            hint: None,
-        })?;
         let mut tool_router = Self::tool_router();
         if !args.allow_writes {
             for name in WRITE_TOOLS {
@@ -459,7 +472,7 @@ impl ReviewServer {
             repo: args.repo.clone(),
             pinned: pinned.map(|p| p.repo),
             host: endpoints.host,
-            exe,
+            turn: std::sync::Arc::default(),
             lockdown: args.lockdown,
         })
     }
@@ -497,10 +510,13 @@ impl ReviewServer {
     /// stdout on success, the error and its hint otherwise. What came from the client goes
     /// after `--` or as an option's value, so it is never read as an option of its own.
     ///
-    /// The command's narration (its stderr lines) goes to the client as progress notifications
-    /// when the call asked for them (a `progressToken`). A cancelled call sends the command
-    /// SIGINT, as Ctrl-C would: it stops at its next checkpoint, before the next mutation, and
-    /// reports what it did (exit 130); a call the server drops does the same.
+    /// The command runs in this process ([`crate::cli::run_in_process`]: the command line's own
+    /// code and gates), one at a time, its output captured: nothing reaches stdout but the
+    /// protocol. Its narration (the lines it would write to stderr) goes to the client as
+    /// progress notifications when the call asked for them (a `progressToken`). A cancelled call
+    /// interrupts the command as Ctrl-C would ([`crate::command::interrupt`]): it stops at its
+    /// next checkpoint, before the next mutation, and reports what it did (exit 130); a call the
+    /// server drops does the same.
     async fn run(
         &self,
         options: Vec<String>,
@@ -514,66 +530,50 @@ impl ReviewServer {
         }
         args.extend(["--color".to_owned(), "never".to_owned(), "--".to_owned()]);
         args.extend(positionals);
-        let mut child = Command::new(&self.exe)
-            .args(&args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| ErrorData::internal_error(format!("cannot run review: {e}"), None))?;
-        let guard = Interrupt(child.id());
-        let stdout = child.stdout.take().map(read_all);
+        let turn = std::sync::Arc::clone(&self.turn).lock_owned().await;
         let (lines_tx, mut lines) = tokio::sync::mpsc::unbounded_channel();
-        let stderr = child.stderr.take().map(|err| {
-            std::thread::spawn(move || {
-                let mut all = String::new();
-                for line in std::io::BufRead::lines(std::io::BufReader::new(err)) {
-                    let Ok(line) = line else { break };
-                    all.push_str(&line);
-                    all.push('\n');
-                    let _ = lines_tx.send(line);
-                }
-                all
-            })
-        });
-        let mut waited = tokio::task::spawn_blocking(move || child.wait());
+        let mut guard = InterruptOnDrop { armed: true };
+        let mut done = start_command(args, turn, lines_tx)?;
         let token = context.meta.get_progress_token();
         let (mut progress, mut cancelled) = (0u32, false);
-        let status = loop {
+        let notify = async |progress: u32, line: String| {
+            if let Some(token) = &token {
+                let _ = context
+                    .peer
+                    .notify_progress(
+                        rmcp::model::ProgressNotificationParam::new(
+                            token.clone(),
+                            f64::from(progress),
+                        )
+                        .with_message(line),
+                    )
+                    .await;
+            }
+        };
+        let out = loop {
             tokio::select! {
-                status = &mut waited => break status,
+                finished = &mut done => break finished,
                 Some(line) = lines.recv() => {
-                    if let Some(token) = &token {
+                    if token.is_some() {
                         progress += 1;
-                        let _ = context
-                            .peer
-                            .notify_progress(
-                                rmcp::model::ProgressNotificationParam::new(
-                                    token.clone(),
-                                    f64::from(progress),
-                                )
-                                .with_message(line),
-                            )
-                            .await;
+                        notify(progress, line).await;
                     }
                 }
                 () = context.ct.cancelled(), if !cancelled => {
                     cancelled = true;
-                    guard.send();
+                    crate::command::interrupt();
                 }
             }
         }
-        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
-        .map_err(|e| ErrorData::internal_error(format!("review did not finish: {e}"), None))?;
-        std::mem::forget(guard);
-        let joined = |h: Option<std::thread::JoinHandle<String>>| {
-            h.and_then(|h| h.join().ok()).unwrap_or_default()
-        };
-        let out = Finished {
-            code: status.code().unwrap_or(-1),
-            stdout: joined(stdout),
-            stderr: joined(stderr),
-        };
+        .map_err(|_| ErrorData::internal_error("review did not finish".to_owned(), None))?;
+        guard.armed = false;
+        // What it narrated last, before its answer.
+        while let Ok(line) = lines.try_recv() {
+            if token.is_some() {
+                progress += 1;
+                notify(progress, line).await;
+            }
+        }
         let Finished {
             code,
             stdout,
@@ -1144,6 +1144,9 @@ impl ServerHandler for ReviewServer {
 /// Runs `review mcp` until the client closes stdin.
 pub async fn run(args: McpArgs) -> Result<(), CliError> {
     let server = ReviewServer::new(&args)?;
+    // One token per host and owner for the server's life, not one look-up per call.
+    github::remember_tokens();
+    let turn = std::sync::Arc::clone(&server.turn);
     let running = server
         .serve(rmcp::transport::stdio())
         .await
@@ -1151,9 +1154,20 @@ pub async fn run(args: McpArgs) -> Result<(), CliError> {
             message: format!("the MCP session could not start: {e}"),
             hint: None,
         })?;
-    running.waiting().await.map_err(|e| CliError::Other {
-        message: format!("the MCP session ended with an error: {e}"),
-        hint: None,
-    })?;
-    Ok(())
+    tokio::select! {
+        ended = running.waiting() => {
+            ended.map_err(|e| CliError::Other {
+                message: format!("the MCP session ended with an error: {e}"),
+                hint: None,
+            })?;
+            Ok(())
+        }
+        // Ctrl-C (the server's own, not a call's): the command under way stops at its next
+        // checkpoint, as it would on the command line, and the server ends once it has.
+        Ok(()) = tokio::signal::ctrl_c() => {
+            crate::command::interrupt();
+            drop(turn.lock().await);
+            Err(CliError::Interrupted)
+        }
+    }
 }

@@ -92,7 +92,7 @@ mod tests {
     use super::*;
 
     /// The schemas published in docs/schemas/ are the generated ones. `UPDATE_SCHEMAS=1 cargo
-    /// test -p review-cli --bin review schema` rewrites them.
+    /// test -p review-cli --lib schema` rewrites them.
     #[test]
     fn published_schemas_match_the_types() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemas");
@@ -109,7 +109,7 @@ mod tests {
             let published = std::fs::read_to_string(&path).unwrap_or_default();
             assert!(
                 published == generated,
-                "{} is out of date: run UPDATE_SCHEMAS=1 cargo test -p review-cli --bin review schema",
+                "{} is out of date: run UPDATE_SCHEMAS=1 cargo test -p review-cli --lib schema",
                 path.display()
             );
         }

@@ -754,9 +754,8 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
             // Ctrl-C stops at the next checkpoint; what was done so far is still reported.
             let flag = stop.clone();
             let watcher = tokio::spawn(async move {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    flag.store(true, Ordering::SeqCst);
-                }
+                crate::command::ctrl_c().await;
+                flag.store(true, Ordering::SeqCst);
             });
             // Each line is narrated as it happens (a fixer may work for minutes).
             let done = execute::execute_narrated(

@@ -31,7 +31,24 @@ impl Session {
         github: &FakeGitHub,
         extra: &[&str],
     ) -> Self {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_review"));
+        Self::start_exe(
+            env!("CARGO_BIN_EXE_review").as_ref(),
+            env,
+            dir,
+            github,
+            extra,
+        )
+    }
+
+    /// A session whose server is the binary at `exe`.
+    fn start_exe(
+        exe: &std::path::Path,
+        env: &TestEnvironment,
+        dir: &std::path::Path,
+        github: &FakeGitHub,
+        extra: &[&str],
+    ) -> Self {
+        let mut cmd = Command::new(exe);
         cmd.arg("mcp").args(["--repo", "acme/widgets"]).args(extra);
         let mut child = server_environment(&mut cmd, env, dir, github)
             .stdin(Stdio::piped())
@@ -595,6 +612,62 @@ async fn a_long_call_reports_its_progress() {
         &json!({"name": "plan_triage", "arguments": {"pr": "1"}}),
     );
     assert!(notifications.is_empty(), "{notifications:?}");
+}
+
+/// The server runs its tools in its own process (regression: each write call used to start the
+/// `review` binary again, reading its token each time): with its binary gone once it started
+/// and no `review` on PATH, a narrated plan and a write still work, and what the server writes
+/// to stdout all the while is JSON-RPC, line by line (`Session::read` parses each).
+#[tokio::test(flavor = "multi_thread")]
+async fn writes_and_narrated_calls_run_in_the_servers_own_process() {
+    let (env, github) = setup().await;
+    let bin = tempfile::tempdir().unwrap();
+    let exe = bin.path().join("review");
+    std::fs::copy(env!("CARGO_BIN_EXE_review"), &exe).unwrap();
+    let mut session = Session::start_exe(&exe, &env, env.dir(), &github, &["--allow-writes"]);
+    // Started: the binary goes, so no call can run it again.
+    std::fs::remove_file(&exe).unwrap();
+    let (answer, notifications) = session.request_seeing(
+        "tools/call",
+        &json!({"name": "plan_triage", "arguments": {"pr": "1"}, "_meta": {"progressToken": "n"}}),
+    );
+    assert_ne!(answer["result"]["isError"], true, "{answer}");
+    assert_eq!(
+        answer["result"]["structuredContent"]["counts"]["resolved"], 1,
+        "{answer}"
+    );
+    assert!(
+        notifications
+            .iter()
+            .any(|n| n["method"] == "notifications/progress"),
+        "the plan's narration came as progress: {notifications:?}"
+    );
+    assert!(
+        notifications
+            .iter()
+            .all(|n| n["jsonrpc"] == "2.0" && n["method"].is_string()),
+        "{notifications:?}"
+    );
+    let (answer, notifications) = session.request_seeing(
+        "tools/call",
+        &json!({"name": "resolve_thread", "arguments": {"pr": "1", "thread_id": "NIT"}, "_meta": {"progressToken": "w"}}),
+    );
+    assert_ne!(answer["result"]["isError"], true, "{answer}");
+    assert!(
+        answer["result"]["structuredContent"]["lines"].is_array(),
+        "{answer}"
+    );
+    assert!(
+        notifications.iter().all(|n| n["jsonrpc"] == "2.0"),
+        "{notifications:?}"
+    );
+    assert_eq!(github.mutations(), vec![Mutation::Resolve("NIT".into())]);
+    // A refusal is the command line's, hint included.
+    let (error, text) = session.call("resolve_thread", &json!({"pr": "1", "thread_id": "HUM"}));
+    assert!(
+        error && text.starts_with("refused (exit 6)") && text.contains("\nhint: "),
+        "{text}"
+    );
 }
 
 /// Cancelling a call stops its command as Ctrl-C would: the fix under way is finished and

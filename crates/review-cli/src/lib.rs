@@ -1,0 +1,39 @@
+//! The `review` command as a library: the command line, its commands and the adapters they wire
+//! (git, GitHub, the user's commands, the terminal), over the use-cases of `review-app`.
+//!
+//! Each command is arguments, then settings, then adapters, then a call of the application,
+//! then rendering. The binary (`src/main.rs`) is [`run`] and nothing else; `review mcp` calls the
+//! same command functions in process, so the gates it goes through are the command line's.
+
+mod audit;
+mod cli;
+mod command;
+mod commands;
+mod config;
+mod dispatch;
+mod error;
+mod fixer;
+mod form;
+mod git;
+mod github;
+mod judge;
+mod ledger;
+mod loop_files;
+mod output;
+mod prereview;
+mod render;
+mod replying;
+mod round;
+mod state;
+mod watching;
+
+/// Runs `review` with the process's arguments and returns its exit code: parses the command
+/// line, runs the command, cleans up what git left (a temporary index), and maps the outcome to
+/// the documented exit codes (`review --help`), printing an error, its causes and a hint on
+/// stderr when it failed.
+#[must_use]
+pub fn run() -> std::process::ExitCode {
+    let result = cli::run();
+    git::cleanup();
+    error::exit(result)
+}
