@@ -1053,12 +1053,13 @@ impl review_core::ports::Vcs for GitVcs {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use review_core::ports::Vcs as _;
 
     use super::*;
 
-    fn sh(dir: &Path, args: &[&str]) {
+    /// Runs git in `dir` with no user or system configuration, asserting it succeeds.
+    pub(crate) fn sh(dir: &Path, args: &[&str]) {
         let ok = Command::new("git")
             .args(args)
             .current_dir(dir)
