@@ -501,6 +501,10 @@ impl ReviewServer {
     /// when the call asked for them (a `progressToken`). A cancelled call sends the command
     /// SIGINT, as Ctrl-C would: it stops at its next checkpoint, before the next mutation, and
     /// reports what it did (exit 130); a call the server drops does the same.
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "the server runs the binary itself for each tool call"
+    )]
     async fn run(
         &self,
         options: Vec<String>,
