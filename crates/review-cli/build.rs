@@ -5,6 +5,10 @@
 //! the `.cargo_vcs_info.json` that `cargo package` puts in a published crate, and `git` when this
 //! crate is tracked in the repository around it. Anything else (a tarball without `.git`) is
 //! `unknown`: the build never fails for want of git.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a build script reads cargo's variables and runs git, at build time"
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -7,6 +7,10 @@
 //! ```
 #![allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
 #![allow(clippy::unwrap_used, reason = "a benchmark on generated data")]
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a benchmark runs the binary and sets its environment"
+)]
 
 use std::process::{Command, Stdio};
 use std::time::Instant;

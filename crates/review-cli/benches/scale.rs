@@ -9,6 +9,10 @@
 //! ```
 #![allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
 #![allow(clippy::unwrap_used, reason = "a benchmark on generated data")]
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a benchmark runs the binary and sets its environment"
+)]
 
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -347,6 +347,10 @@ pub fn run(
 }
 
 /// [`run`] with extra environment variables (`REVIEW_TASK_FILE`, say).
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the one runner of the user's commands"
+)]
 pub fn run_with(
     kind: Kind,
     command: &str,

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use review_github::env::EnvVars;
 use serde::Deserialize;
 
 use crate::error::CliError;
@@ -495,21 +496,29 @@ fn read(path: &Path) -> Result<Option<String>, CliError> {
 
 /// The user's file: `REVIEW_CONFIG`, else `$XDG_CONFIG_HOME/review/config.toml`, else
 /// `~/.config/review/config.toml`.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the configuration file's path lookup (paths need not be Unicode)"
+)]
 pub fn user_path() -> Option<PathBuf> {
     let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
-    if let Some(explicit) = var("REVIEW_CONFIG") {
+    if let Some(explicit) = var(EnvVars::REVIEW_CONFIG) {
         return Some(PathBuf::from(explicit));
     }
-    var("XDG_CONFIG_HOME")
+    var(EnvVars::XDG_CONFIG_HOME)
         .map(PathBuf::from)
-        .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".config")))
+        .or_else(|| var(EnvVars::HOME).map(|h| PathBuf::from(h).join(".config")))
         .map(|base| base.join("review").join("config.toml"))
 }
 
 /// A local copy of the repository's file the user named (`REVIEW_REPO_CONFIG`), used instead
 /// of reading it at the pull request's base commit.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the configuration file's path lookup (paths need not be Unicode)"
+)]
 pub fn repository_override() -> Option<PathBuf> {
-    std::env::var_os("REVIEW_REPO_CONFIG")
+    std::env::var_os(EnvVars::REVIEW_REPO_CONFIG)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
 }

@@ -238,16 +238,22 @@ fn team(
         "[followup] {} tasks in parallel, one git worktree each",
         descriptions.len()
     ));
+    // The worktrees are added one after another before any task starts: two `git worktree add`
+    // at once race on the repository's worktree list (`failed to read .git/worktrees/…/commondir`).
+    let trees: Vec<Result<GitVcs, String>> = paths
+        .iter()
+        .map(|path| vcs.add_worktree(path, &base).map_err(|e| e.to_string()))
+        .collect();
     let worked: Vec<Result<(Vec<String>, bool), String>> = std::thread::scope(|s| {
         let handles: Vec<_> = descriptions
             .iter()
+            .zip(&trees)
             .enumerate()
-            .map(|(i, d)| {
-                let (path, base) = (&paths[i], &base);
+            .map(|(i, (d, tree))| {
                 let file = dir.join(format!("task-{}.md", i + 1));
                 s.spawn(move || {
-                    let tree = vcs.add_worktree(path, base).map_err(|e| e.to_string())?;
-                    let commits = run_one(&tree, agent, timeout, d, &file)?;
+                    let tree = tree.as_ref().map_err(Clone::clone)?;
+                    let commits = run_one(tree, agent, timeout, d, &file)?;
                     // Changes it made but did not commit keep its worktree (they would be
                     // deleted with it).
                     let dirty = tree.is_dirty().unwrap_or(true);
@@ -319,4 +325,41 @@ fn see_changes(path: &Path) -> String {
     };
     let shown = visible_line(&quoted).into_owned();
     format!("see them with `git -C {shown} status` and `git -C {shown} diff`")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::tests::sh;
+
+    /// Regression: each parallel task added its own worktree, so several `git worktree add` ran
+    /// at once and one failed now and then (`failed to read .git/worktrees/…/commondir`). Many
+    /// tasks at once all get their worktree (with 32, the old code failed about one run in four).
+    #[test]
+    fn many_parallel_tasks_each_get_a_worktree() {
+        let repo = tempfile::tempdir().unwrap();
+        sh(repo.path(), &["init", "-q"]);
+        std::fs::write(repo.path().join("a.txt"), "a\n").unwrap();
+        sh(repo.path(), &["add", "a.txt"]);
+        sh(repo.path(), &["commit", "-q", "-m", "first"]);
+        let vcs = GitVcs::open(repo.path()).unwrap();
+        let dir = repo.path().join(".git").join("review-tasks");
+        std::fs::create_dir_all(&dir).unwrap();
+        let descriptions: Vec<String> = (1..=32).map(|i| format!("task {i}")).collect();
+        let outcomes = team(
+            &vcs,
+            "true",
+            Duration::from_secs(60),
+            &descriptions,
+            &[],
+            &dir,
+        );
+        assert_eq!(outcomes, vec![Ok(None); descriptions.len()]);
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("worktree-"))
+            .collect();
+        assert!(left.is_empty(), "worktrees left behind: {left:?}");
+    }
 }

@@ -640,6 +640,7 @@ fn respond(status: StatusCode, content_type: &'static str, body: String, nonce: 
 }
 
 /// Asks the system's browser to open `url`; whether it does is its business.
+#[expect(clippy::disallowed_methods, reason = "the browser opener")]
 fn open_in_browser(url: &str) {
     let mut command = if cfg!(target_os = "macos") {
         Command::new("open")

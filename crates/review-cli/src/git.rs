@@ -100,6 +100,7 @@ pub fn cleanup() {
 }
 
 /// The `git` command with the options every call gets (see the module's documentation).
+#[expect(clippy::disallowed_methods, reason = "git's one command builder")]
 fn git_command(dir: &Path) -> Result<Command, GitError> {
     let mut cmd = Command::new("git");
     for var in crate::command::token_variables() {
@@ -117,6 +118,10 @@ fn git_command(dir: &Path) -> Result<Command, GitError> {
     Ok(cmd)
 }
 
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a push passes the token variables on to git's credential helper"
+)]
 fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
     let mut cmd = git_command(dir)?;
     if args.first() == Some(&"push") {
@@ -1053,12 +1058,17 @@ impl review_core::ports::Vcs for GitVcs {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use review_core::ports::Vcs as _;
 
     use super::*;
 
-    fn sh(dir: &Path, args: &[&str]) {
+    /// Runs git in `dir` with no user or system configuration, asserting it succeeds.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "a test's own git, to set up a repository"
+    )]
+    pub(crate) fn sh(dir: &Path, args: &[&str]) {
         let ok = Command::new("git")
             .args(args)
             .current_dir(dir)

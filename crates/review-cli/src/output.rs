@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use review_core::text::visible;
+use review_github::env::EnvVars;
 
 /// When to color stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -24,8 +25,12 @@ pub enum ColorChoice {
 static COLOR: AtomicBool = AtomicBool::new(false);
 
 /// Decides once whether stderr gets color.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "NO_COLOR is the terminal's, read where color is decided"
+)]
 pub fn set_color(choice: ColorChoice) {
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let no_color = std::env::var_os(EnvVars::NO_COLOR).is_some_and(|v| !v.is_empty());
     let on = match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,

@@ -13,6 +13,7 @@ use review_app::respond::{
 use review_core::gate::AutomationSettings;
 use review_core::model::{PullRequest, Thread, ThreadId};
 use review_core::reply::{Awaited, ReplyTarget};
+use review_github::env::EnvVars;
 use review_github::reader::{ReadError, Reader};
 
 use crate::error::CliError;
@@ -27,10 +28,14 @@ const LOCK_WAIT: Duration = Duration::from_secs(30);
 
 /// The variable that shortens [`LOCK_WAIT`], for the tests (which cannot wait 30 s for a lock):
 /// whole seconds, never more than [`LOCK_WAIT`]. A shorter wait only gives up sooner.
-const LOCK_WAIT_FOR_TESTS: &str = "REVIEW_TEST_LOCK_WAIT_SECONDS";
+const LOCK_WAIT_FOR_TESTS: &str = EnvVars::REVIEW_TEST_LOCK_WAIT_SECONDS;
 
 /// How long this run waits for the post lock: [`LOCK_WAIT`], or less when
 /// [`LOCK_WAIT_FOR_TESTS`] says so.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a knob of the tests, read where it applies"
+)]
 fn lock_wait() -> Duration {
     std::env::var(LOCK_WAIT_FOR_TESTS)
         .ok()

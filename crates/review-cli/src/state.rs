@@ -347,14 +347,7 @@ mod tests {
 
     fn git_repo() -> (tempfile::TempDir, GitVcs) {
         let dir = tempfile::tempdir().unwrap();
-        let status = std::process::Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(dir.path())
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .status()
-            .unwrap();
-        assert!(status.success());
+        crate::git::tests::sh(dir.path(), &["init", "-q"]);
         let vcs = GitVcs::open(dir.path()).unwrap();
         (dir, vcs)
     }

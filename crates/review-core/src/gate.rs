@@ -259,8 +259,10 @@ impl AutomationSettings {
         )
     }
 
-    /// Whether a thread is human: any comment not automated, or no comment at all (a thread that
-    /// shows nothing cannot be placed).
+    /// Whether a thread is human by who took part alone: any comment not automated, or no comment
+    /// at all (a thread that shows nothing cannot be placed). What the tool does with a thread is
+    /// [`Self::may_act`]'s, and what it shows as "human" is [`Self::left_to_a_person`], which also
+    /// counts a thread not read whole or reopened.
     pub fn thread_is_human(&self, thread: &Thread, pr: &PullRequest) -> bool {
         self.human_participants(thread, pr).next().is_some() || thread.comments.is_empty()
     }
@@ -367,6 +369,16 @@ impl AutomationSettings {
             return Err(Refusal::UnsafePath);
         }
         Ok(())
+    }
+
+    /// Whether `thread` of `pr` is left to a person: [`Self::may_act`], the one check, refuses it
+    /// because of who took part in it ([`Refusal::is_human`]: a person or an author that cannot
+    /// be placed, no comment at all, comments that could not all be read, a reopening after the
+    /// tool resolved it). A thread refused only for its path is not a person's, and a thread the
+    /// tool may act on is not either. This is what the plan's reports, `review threads`, the MCP
+    /// server and the follow-up's issues call "human".
+    pub fn left_to_a_person(&self, thread: &Thread, pr: &PullRequest) -> bool {
+        self.may_act(thread, pr).is_err_and(|r| r.is_human())
     }
 
     /// The same check for a review submission answered as a whole (its out-of-diff findings):
@@ -776,6 +788,40 @@ mod tests {
                 "{path:?}"
             );
         }
+    }
+
+    /// What "left to a person" means, refusal by refusal: all but a control path. The follow-up's
+    /// issues once built their own rule (a person, no comment, or not read whole) that missed a
+    /// thread reopened after the tool resolved it; it is left to a person too.
+    #[test]
+    fn left_to_a_person_is_every_refusal_but_a_control_path() {
+        let s = settings();
+        let bot_only = pr_with(vec![(Some(bot("coderabbitai")), "finding")]);
+        assert!(!s.left_to_a_person(&bot_only.threads[0], &bot_only));
+        let human = pr_with(vec![
+            (Some(bot("coderabbitai")), "finding"),
+            (Some(user("mei")), "no"),
+        ]);
+        assert!(s.left_to_a_person(&human.threads[0], &human));
+        let ghost = pr_with(vec![(None, "finding")]);
+        assert!(s.left_to_a_person(&ghost.threads[0], &ghost));
+        let mut partly = bot_only.clone();
+        partly.threads[0].all_comments_read = false;
+        assert!(s.left_to_a_person(&partly.threads[0], &partly));
+        let mut empty = bot_only.clone();
+        empty.threads[0].comments.clear();
+        assert!(s.left_to_a_person(&empty.threads[0], &empty));
+        let mut reopened = settings();
+        reopened.resolved_by_tool.insert(ThreadId::from("T"));
+        assert!(reopened.left_to_a_person(&bot_only.threads[0], &bot_only));
+        assert!(
+            !s.thread_is_human(&bot_only.threads[0], &bot_only),
+            "who took part alone does not see the reopening"
+        );
+        let mut bad = bot_only;
+        bad.threads[0].path = "src/a\nb.rs".to_owned();
+        assert_eq!(s.may_act(&bad.threads[0], &bad), Err(Refusal::UnsafePath));
+        assert!(!s.left_to_a_person(&bad.threads[0], &bad));
     }
 
     #[test]

@@ -3,11 +3,15 @@
 //! [`EnvVars`] is the one list of every variable the tool reads: a variable not named there is
 //! not read anywhere. Code that needs one takes an [`Env`] rather than calling
 //! [`std::env::var`], so tests pass a [`MapEnv`] and nothing depends on the test process's
-//! environment. [`ProcessEnv`] is the only place that reads the real environment.
+//! environment. [`ProcessEnv`] is the only place that reads the real environment here; the
+//! command-line interface reads the few variables it owns itself, naming these constants
+//! (`clippy.toml` refuses `std::env::var*` elsewhere).
 
 use std::collections::BTreeMap;
 
 /// The names of every environment variable `review` reads, each documented where it is declared.
+/// Besides these, the token variables a user names in `[token-variables]` are read (their names
+/// are configuration, not code).
 ///
 /// Tokens and hosts follow the conventions of GitHub's `gh` CLI, so a machine already set up for
 /// `gh` (or a GitHub Actions runner) needs nothing more.
@@ -64,6 +68,35 @@ impl EnvVars {
     /// Read by the command-line interface, not by this crate.
     pub const NO_COLOR: &'static str = "NO_COLOR";
 
+    /// The path of the user's configuration file, instead of
+    /// `$XDG_CONFIG_HOME/review/config.toml`. An empty value is skipped. Read by the
+    /// command-line interface.
+    pub const REVIEW_CONFIG: &'static str = "REVIEW_CONFIG";
+
+    /// A local copy of the repository's `.github/review.toml`, read instead of the file at the
+    /// pull request's base commit. An empty value is skipped. Read by the command-line interface.
+    pub const REVIEW_REPO_CONFIG: &'static str = "REVIEW_REPO_CONFIG";
+
+    /// The base directory of the user's configuration (`$XDG_CONFIG_HOME/review/config.toml`),
+    /// when [`EnvVars::REVIEW_CONFIG`] is unset. An empty value is skipped. Read by the
+    /// command-line interface.
+    pub const XDG_CONFIG_HOME: &'static str = "XDG_CONFIG_HOME";
+
+    /// The home directory: the user's configuration is `$HOME/.config/review/config.toml` when
+    /// neither [`EnvVars::REVIEW_CONFIG`] nor [`EnvVars::XDG_CONFIG_HOME`] is set. Read by the
+    /// command-line interface.
+    pub const HOME: &'static str = "HOME";
+
+    /// For the tests: how many whole seconds a run waits for another run posting on the same
+    /// pull request (never more than the usual 30). A shorter wait only gives up sooner. Read by
+    /// the command-line interface.
+    pub const REVIEW_TEST_LOCK_WAIT_SECONDS: &'static str = "REVIEW_TEST_LOCK_WAIT_SECONDS";
+
+    /// For the maintainers: when set, the command-line interface's schema test rewrites the
+    /// published JSON Schemas (`docs/schemas/`) instead of comparing them. Read by that test
+    /// only, never by the tool.
+    pub const UPDATE_SCHEMAS: &'static str = "UPDATE_SCHEMAS";
+
     /// Every variable above, for tools that must clear or record the environment (a test
     /// environment that starts empty, a `--debug` dump that lists which are set).
     pub const ALL: &'static [&'static str] = &[
@@ -77,6 +110,12 @@ impl EnvVars {
         Self::GITHUB_GRAPHQL_URL,
         Self::GITHUB_SERVER_URL,
         Self::NO_COLOR,
+        Self::REVIEW_CONFIG,
+        Self::REVIEW_REPO_CONFIG,
+        Self::XDG_CONFIG_HOME,
+        Self::HOME,
+        Self::REVIEW_TEST_LOCK_WAIT_SECONDS,
+        Self::UPDATE_SCHEMAS,
     ];
 }
 
@@ -113,6 +152,10 @@ where
 pub struct ProcessEnv;
 
 impl Env for ProcessEnv {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the one reader of the real environment for the GitHub adapter"
+    )]
     fn var(&self, name: &str) -> Option<String> {
         std::env::var(name).ok()
     }
@@ -194,6 +237,6 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), EnvVars::ALL.len());
-        assert_eq!(names.len(), 10);
+        assert_eq!(names.len(), 16);
     }
 }

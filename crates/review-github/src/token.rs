@@ -139,6 +139,10 @@ impl TokenHelper for GhCli {
         format!("`gh auth token --hostname {host}`")
     }
 
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the token helper (`gh auth token`) runs here"
+    )]
     fn token(&self, host: &str) -> Option<Token> {
         // A host is never an option; refuse anything `gh` could read as one.
         if host.is_empty() || host.starts_with('-') || host.chars().any(char::is_whitespace) {

@@ -39,3 +39,66 @@ pub fn dependencies_of(manifest: &str) -> Vec<String> {
     }
     deps
 }
+
+/// What the source of a crate that reaches the world only through ports must never name: the
+/// file system, processes, the environment, the network, the clock and sleeping, and the crates
+/// of the command line, HTTP, the MCP protocol, the GitHub client and the async runtime.
+pub const WORLD_CALLS: &[&str] = &[
+    "std::fs",
+    "std::process",
+    "std::env",
+    "std::net",
+    "SystemTime",
+    "Instant::now",
+    "thread::sleep",
+    "tokio",
+    "clap",
+    "octocrab",
+    "rmcp",
+    "axum",
+];
+
+/// Every `.rs` file under `dir` (recursively, sorted by path) with its text, for the
+/// architecture tests that read a crate's own source.
+///
+/// # Panics
+///
+/// When `dir` or a file under it cannot be read: the test is then looking in the wrong place.
+pub fn rust_sources(dir: &std::path::Path) -> Vec<(std::path::PathBuf, String)> {
+    let mut pending = vec![dir.to_path_buf()];
+    let mut files = Vec::new();
+    while let Some(dir) = pending.pop() {
+        let entries = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()));
+        for entry in entries {
+            let path = entry
+                .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+                .path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "rs") {
+                let text = std::fs::read_to_string(&path)
+                    .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+                files.push((path, text));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The [`WORLD_CALLS`] the `.rs` files under `src` name, as `path names word` lines (empty when
+/// the source is clean), and how many files were read.
+pub fn world_calls_in(src: &std::path::Path) -> (Vec<String>, usize) {
+    let files = rust_sources(src);
+    let found = files
+        .iter()
+        .flat_map(|(path, text)| {
+            WORLD_CALLS
+                .iter()
+                .filter(|word| text.contains(**word))
+                .map(move |word| format!("{} names `{word}`", path.display()))
+        })
+        .collect();
+    (found, files.len())
+}

@@ -706,7 +706,7 @@ impl ReviewServer {
                     thread_id: t.id.0.clone(),
                     location: t.location(),
                     outdated: t.is_outdated,
-                    human: automation.may_act(t, &pr).is_err_and(|r| r.is_human()),
+                    human: automation.left_to_a_person(t, &pr),
                     all_comments_read: t.all_comments_read,
                     author: first
                         .and_then(|c| c.author.as_ref())
@@ -789,7 +789,7 @@ impl ReviewServer {
             location: thread.location(),
             resolved: thread.is_resolved,
             outdated: thread.is_outdated,
-            human: automation.may_act(thread, &pr).is_err_and(|r| r.is_human()),
+            human: automation.left_to_a_person(thread, &pr),
             all_comments_read: thread.all_comments_read,
             marker,
             comments,

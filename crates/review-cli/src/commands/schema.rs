@@ -94,9 +94,13 @@ mod tests {
     /// The schemas published in docs/schemas/ are the generated ones. `UPDATE_SCHEMAS=1 cargo
     /// test -p review-cli --lib schema` rewrites them.
     #[test]
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the maintainers' knob to rewrite the schemas"
+    )]
     fn published_schemas_match_the_types() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemas");
-        let update = std::env::var_os("UPDATE_SCHEMAS").is_some();
+        let update = std::env::var_os(review_github::env::EnvVars::UPDATE_SCHEMAS).is_some();
         for o in Output::ALL {
             let name = o.to_possible_value().unwrap().get_name().to_owned();
             let path = dir.join(format!("{name}.schema.json"));

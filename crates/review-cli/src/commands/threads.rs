@@ -78,7 +78,7 @@ pub async fn run(args: ThreadsArgs) -> Result<(), CliError> {
                 location: t.location(),
                 resolved: t.is_resolved,
                 outdated: t.is_outdated,
-                human: automation.may_act(t, &pr).is_err_and(|r| r.is_human()),
+                human: automation.left_to_a_person(t, &pr),
                 all_comments_read: t.all_comments_read,
                 author: first
                     .and_then(|c| c.author.as_ref())

@@ -1,5 +1,9 @@
 //! End-to-end tests of the `review` binary.
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests run the binary and git, and set the environment they read"
+)]
 
 mod attack2_support;
 mod attack_harness;

@@ -142,7 +142,7 @@ pub fn collect(
                 diff_hunk: first.and_then(|c| c.diff_hunk.clone()),
                 cluster: labels.get(&t.id.0).cloned(),
                 family: sig.and_then(|s| s.family.clone()),
-                human: automation.thread_is_human(t, pr) || !t.all_comments_read,
+                human: automation.left_to_a_person(t, pr),
             }
         })
         .collect()

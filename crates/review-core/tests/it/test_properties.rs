@@ -32,6 +32,44 @@ proptest! {
         prop_assert!(check_plan(&pr, &plan, &settings).is_ok());
     }
 
+    /// The one "may act" check and what is shown as "human" agree on every thread, whichever the
+    /// tool resolved before: a thread the tool may act on is nobody's; one left to a person is
+    /// exactly one with a person or an unplaced author, no comment, a part unread, or reopened
+    /// after the tool resolved it; and the plan's reports and the follow-up's issues call "human"
+    /// just those threads.
+    #[test]
+    fn may_act_and_left_to_a_person_agree(
+        (pr, signals, mut settings) in triage_input(24),
+        resolved_before in prop::collection::vec(any::<bool>(), 24),
+    ) {
+        for (t, before) in pr.threads.iter().zip(resolved_before) {
+            if before {
+                settings.automation.resolved_by_tool.insert(t.id.clone());
+            }
+        }
+        let gate = &settings.automation;
+        let plan = plan(&pr, &signals, &settings);
+        let issues = review_core::followup::collect(&pr, &signals, gate);
+        for t in &pr.threads {
+            let person = gate.left_to_a_person(t, &pr);
+            let reopened = !t.is_resolved && gate.resolved_by_tool.contains(&t.id);
+            prop_assert_eq!(
+                person,
+                gate.thread_is_human(t, &pr) || !t.all_comments_read || reopened,
+                "thread {}", t.id
+            );
+            if gate.may_act(t, &pr).is_ok() {
+                prop_assert!(!person, "acts on {}, a person's", t.id);
+            }
+            if let Some(p) = plan.threads.iter().find(|p| p.report.id == t.id) {
+                prop_assert_eq!(p.report.human, person, "report of {}", t.id);
+            }
+            if let Some(i) = issues.iter().find(|i| i.thread_id == t.id.0) {
+                prop_assert_eq!(i.human, person, "issue of {}", t.id);
+            }
+        }
+    }
+
     /// Every unresolved thread gets exactly one outcome and the counts reconcile.
     #[test]
     fn outcome_counts_always_reconcile((pr, signals, settings) in triage_input(24)) {
