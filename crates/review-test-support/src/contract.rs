@@ -8,10 +8,12 @@
 //! landed. [`host_contract!`](crate::host_contract) then writes one `#[tokio::test]` per case
 //! into the module it is called in:
 //!
-//! ```ignore
+//! ```
+//! // In a test crate: `FakeBackend` here, your own `Backend` for another host.
 //! mod test_contract {
-//!     review_test_support::host_contract!(my_crate::MyBackend);
+//!     review_test_support::host_contract!(review_test_support::contract::FakeBackend);
 //! }
+//! # fn main() {}
 //! ```
 //!
 //! Where two hosts may legitimately differ the port's contract allows both answers, and the
@@ -577,15 +579,7 @@ async fn every_request(host: &dyn ReviewHost) -> Vec<(&'static str, HostError)> 
 pub async fn a_refused_token_is_unauthorized_on_every_request<B: Backend>() {
     let b = B::start(small_pr()).await;
     b.refuse_token();
-    for (request, e) in every_request(b.host()).await {
-        assert!(
-            matches!(e, HostError::Unauthorized { .. }),
-            "{}: {request}: {e:?}",
-            B::NAME
-        );
-        assert!(e.stops_all_requests(), "{}: {request}", B::NAME);
-    }
-    assert_eq!(b.mutations(), vec![], "{}", B::NAME);
+    every_request_stops(&b, |e| matches!(e, HostError::Unauthorized { .. })).await;
 }
 
 /// With the rate limit spent, every request is [`HostError::Throttled`] with the time until it
@@ -593,19 +587,19 @@ pub async fn a_refused_token_is_unauthorized_on_every_request<B: Backend>() {
 pub async fn a_spent_rate_limit_is_throttled_with_its_reset_on_every_request<B: Backend>() {
     let b = B::start(small_pr()).await;
     b.spend_rate_limit(Duration::from_secs(3600));
+    let reset = Duration::from_secs(3590)..=Duration::from_secs(3602);
+    every_request_stops(
+        &b,
+        |e| matches!(e, HostError::Throttled { reset_in: Some(r), .. } if reset.contains(r)),
+    )
+    .await;
+}
+
+/// Sends every kind of request to `b`'s host, and checks that each ended in an error that is
+/// `expected` and stops all requests, and that nothing landed.
+async fn every_request_stops<B: Backend>(b: &B, expected: impl Fn(&HostError) -> bool) {
     for (request, e) in every_request(b.host()).await {
-        let HostError::Throttled {
-            reset_in: Some(reset_in),
-            ..
-        } = &e
-        else {
-            panic!("{}: {request}: {e:?}", B::NAME)
-        };
-        assert!(
-            (Duration::from_secs(3590)..=Duration::from_secs(3602)).contains(reset_in),
-            "{}: {request}: {reset_in:?}",
-            B::NAME
-        );
+        assert!(expected(&e), "{}: {request}: {e:?}", B::NAME);
         assert!(e.stops_all_requests(), "{}: {request}", B::NAME);
     }
     assert_eq!(b.mutations(), vec![], "{}", B::NAME);
