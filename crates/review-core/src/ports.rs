@@ -111,6 +111,12 @@ pub struct PostedComment {
 }
 
 /// The review host (GitHub).
+///
+/// Every method: an id the host does not know is [`HostError::NotFound`]; a spent rate limit is
+/// [`HostError::Throttled`] and a refused token [`HostError::Unauthorized`], with nothing done;
+/// the host failing on one thread fails that thread's request only, with
+/// [`HostError::Unavailable`]. `review_test_support::contract` checks every implementation
+/// against these documents, one suite for all.
 #[async_trait]
 pub trait ReviewHost: Send + Sync {
     /// Reads a pull request with all its review threads (resolved ones included), reviews and
@@ -128,11 +134,16 @@ pub trait ReviewHost: Send + Sync {
     async fn unresolve_thread(&self, thread: &ThreadId) -> Result<(), HostError>;
 
     /// Posts a reply in a thread. The body must already carry the automated header and the
-    /// idempotency key; an empty body is refused.
+    /// idempotency key: an empty or unmarked body is refused, and nothing is posted.
+    ///
+    /// A post is sent once: when its answer is lost the host may look for it and return it, or
+    /// fail with an error for which [`HostError::may_have_been_posted`] is true; it never sends
+    /// it again. The reply is on the next read of the pull request, last in its thread.
     async fn reply(&self, thread: &ThreadId, body: &str) -> Result<PostedComment, HostError>;
 
     /// Posts a top-level comment on the pull request whose node id is `subject`. Like a reply,
-    /// the body must already carry the automated header and the idempotency key.
+    /// the body must already carry the automated header and the idempotency key, and it is sent
+    /// once.
     async fn comment(&self, subject: &str, body: &str) -> Result<PostedComment, HostError>;
 
     /// Hides a comment with a reason. Hiding a hidden comment succeeds.

@@ -136,6 +136,17 @@ fn from_read(e: ReadError) -> HostError {
     }
 }
 
+/// How GitHub's internal error starts ("Something went wrong while executing your query. This
+/// may be the result of a timeout, or it could be a GitHub bug."): it carries no `type`, and
+/// is a failure of GitHub's, not a refusal of the request.
+const INTERNAL_ERROR: &str = "Something went wrong while executing your query";
+
+fn is_internal(e: &ApiError) -> bool {
+    e.kind.is_none() && e.message.starts_with(INTERNAL_ERROR)
+}
+
+/// The port's error for GraphQL errors on a mutation field: not found, GitHub's own failure
+/// (unavailable: the field was not applied, and may be repeated), or a refusal.
 fn from_api(errors: &[&ApiError]) -> HostError {
     let message = errors
         .iter()
@@ -147,6 +158,8 @@ fn from_api(errors: &[&ApiError]) -> HostError {
         .any(|e| e.kind.as_deref() == Some("NOT_FOUND"))
     {
         HostError::NotFound(message)
+    } else if !errors.is_empty() && errors.iter().all(|e| is_internal(e)) {
+        unavailable(message)
     } else {
         HostError::Refused(message)
     }
@@ -400,6 +413,14 @@ impl GitHubHost {
         match send.await {
             Ok(posted) => Ok(posted),
             Err(ClientError::Uncertain(why)) => self.look_for(what, &why, landed).await,
+            // GitHub's internal error "may be the result of a timeout": the post may have landed.
+            Err(ClientError::Http {
+                status: 200,
+                message,
+            }) if message.contains(INTERNAL_ERROR) => {
+                self.look_for(what, "GitHub answered with its internal error", landed)
+                    .await
+            }
             Err(ClientError::Http {
                 status: 200,
                 message,

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use review_core::model::{Author, AuthorKind, Comment, CommentId, PullRequest, RepoId, ThreadId};
-use review_core::ports::{HostError, MinimizeReason, PostedComment, ReviewHost};
+use review_core::ports::{HostError, MaybePosted, MinimizeReason, PostedComment, ReviewHost};
+use review_core::post;
 
 /// GitHub's limit on a comment body, in characters.
 const MAX_BODY: usize = 65_536;
@@ -32,6 +33,8 @@ struct State {
     log: Vec<Mutation>,
     failing: BTreeSet<ThreadId>,
     refusing: Option<Refusal>,
+    /// The next post lands but its answer is lost.
+    lose_answer: bool,
     next_id: usize,
 }
 
@@ -44,12 +47,16 @@ enum Refusal {
 
 /// A review host holding one pull request in memory.
 ///
-/// Like GitHub it refuses unknown thread and comment ids and empty or oversized bodies; resolving
-/// a resolved thread succeeds. Every accepted mutation is recorded in order.
+/// Like GitHub it refuses unknown thread and comment ids and empty or oversized bodies; like
+/// `GitHubHost` it refuses a reply or comment that does not start with the automated header
+/// or carries no idempotency key; resolving a resolved thread succeeds. Every accepted mutation
+/// is recorded in order. It keeps the port's contract as the suite in [`crate::contract`]
+/// checks it.
 #[derive(Debug)]
 pub struct FakeHost {
     state: Mutex<State>,
     viewer: Author,
+    header: String,
 }
 
 impl FakeHost {
@@ -65,10 +72,20 @@ impl FakeHost {
                 log: Vec::new(),
                 failing: BTreeSet::new(),
                 refusing: None,
+                lose_answer: false,
                 next_id: 0,
             }),
             viewer,
+            header: review_core::gate::DEFAULT_AUTOMATED_HEADER.to_owned(),
         }
+    }
+
+    /// The host with posts required to start with `header` instead of the default automated
+    /// header (as `GitHubHost`'s `WriteSettings::header`).
+    #[must_use]
+    pub fn with_header(mut self, header: &str) -> Self {
+        header.clone_into(&mut self.header);
+        self
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -96,6 +113,13 @@ impl FakeHost {
         self.state().refusing = Some(Refusal::Unauthorized);
     }
 
+    /// Makes the next reply or comment land while its answer is lost, as behind a timeout: it
+    /// is posted, and the call fails with an error that says it may have been posted
+    /// ([`HostError::may_have_been_posted`]).
+    pub fn lose_next_answer(&self) {
+        self.state().lose_answer = true;
+    }
+
     /// The mutations accepted so far, in order.
     pub fn mutations(&self) -> Vec<Mutation> {
         self.state().log.clone()
@@ -120,6 +144,39 @@ impl FakeHost {
                 source: None,
             }),
         }
+    }
+
+    /// Refuses a body the port says no post may have: blank, oversized, without the automated
+    /// header or the idempotency key.
+    fn check_body(&self, body: &str, what: &str) -> Result<(), HostError> {
+        if body.trim().is_empty() {
+            return Err(HostError::Refused("body cannot be blank".to_owned()));
+        }
+        if body.chars().count() > MAX_BODY {
+            return Err(HostError::Refused(format!(
+                "body is longer than {MAX_BODY} characters"
+            )));
+        }
+        if !post::is_marked(body, &self.header) {
+            return Err(HostError::Refused(format!(
+                "a {what} must start with the automated-comment header and carry the \
+                 idempotency key (review_core::post::marked_body)"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The answer to a post that landed as `posted`: lost, if the test said so.
+    fn answer(state: &mut State, posted: PostedComment) -> Result<PostedComment, HostError> {
+        if std::mem::take(&mut state.lose_answer) {
+            return Err(HostError::Unavailable {
+                message: format!("the answer to the post of {} was lost", posted.id),
+                source: Some(Box::new(MaybePosted {
+                    looked: Duration::ZERO,
+                })),
+            });
+        }
+        Ok(posted)
     }
 
     fn check_thread(state: &State, thread: &ThreadId) -> Result<(), HostError> {
@@ -176,14 +233,7 @@ impl ReviewHost for FakeHost {
     async fn reply(&self, thread: &ThreadId, body: &str) -> Result<PostedComment, HostError> {
         let mut state = self.state();
         Self::check_thread(&state, thread)?;
-        if body.trim().is_empty() {
-            return Err(HostError::Refused("body cannot be blank".to_owned()));
-        }
-        if body.chars().count() > MAX_BODY {
-            return Err(HostError::Refused(format!(
-                "body is longer than {MAX_BODY} characters"
-            )));
-        }
+        self.check_body(body, "reply")?;
         state.next_id += 1;
         let id = CommentId(format!("PRRC_fake_{}", state.next_id));
         let url = format!("https://github.com/fake#{id}");
@@ -202,7 +252,7 @@ impl ReviewHost for FakeHost {
         state
             .log
             .push(Mutation::Reply(thread.clone(), body.to_owned()));
-        Ok(PostedComment { id, url })
+        Self::answer(&mut state, PostedComment { id, url })
     }
 
     async fn comment(&self, subject: &str, body: &str) -> Result<PostedComment, HostError> {
@@ -211,9 +261,7 @@ impl ReviewHost for FakeHost {
         if state.pr.id != subject {
             return Err(HostError::NotFound(format!("pull request {subject}")));
         }
-        if body.trim().is_empty() {
-            return Err(HostError::Refused("body cannot be blank".to_owned()));
-        }
+        self.check_body(body, "comment")?;
         state.next_id += 1;
         let id = CommentId(format!("IC_fake_{}", state.next_id));
         let url = format!("https://github.com/fake#{id}");
@@ -225,7 +273,7 @@ impl ReviewHost for FakeHost {
             url: url.clone(),
         });
         state.log.push(Mutation::Comment(body.to_owned()));
-        Ok(PostedComment { id, url })
+        Self::answer(&mut state, PostedComment { id, url })
     }
 
     async fn minimize(

@@ -1,7 +1,7 @@
 //! Writes: batched resolves, replies with idempotency keys, the pending-review guard.
 
-use review_core::model::{CommentId, ThreadId};
-use review_core::ports::{HostError, MinimizeReason, ReviewHost};
+use review_core::model::ThreadId;
+use review_core::ports::{HostError, ReviewHost};
 use review_core::post;
 use review_test_support::github::{Fault, large_pull_request};
 use review_test_support::{Mutation, PrBuilder, bot};
@@ -191,30 +191,6 @@ async fn a_reply_that_did_not_land_is_not_sent_again_and_may_have_been_posted() 
             .len(),
         1
     );
-}
-
-#[tokio::test]
-async fn minimize_and_unresolve() {
-    let pr = PrBuilder::new()
-        .thread("T1", "a.rs", 1, &[(bot("coderabbitai"), "x")])
-        .build();
-    let comment = pr.threads[0].comments[0].id.clone();
-    let s = setup(pr, fast_policy()).await;
-    let host = host(&s, 1);
-    host.minimize(&comment, MinimizeReason::Outdated)
-        .await
-        .unwrap();
-    assert!(s.github.minimized(&comment).is_some());
-    assert!(
-        host.minimize(&CommentId::from("nope"), MinimizeReason::Resolved)
-            .await
-            .is_err()
-    );
-    host.resolve_threads(&[ThreadId::from("T1")]).await[0]
-        .as_ref()
-        .unwrap();
-    host.unresolve_thread(&ThreadId::from("T1")).await.unwrap();
-    assert!(!s.github.pull_request(&repo(), 1).unwrap().threads[0].is_resolved);
 }
 
 #[tokio::test]

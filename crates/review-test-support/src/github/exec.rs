@@ -936,6 +936,8 @@ pub(crate) struct Injected {
     pub null: BTreeSet<String>,
     /// Node ids left out of their connection's `nodes` (its `totalCount` still counts them).
     pub missing: BTreeSet<String>,
+    /// Node ids whose mutations fail as GitHub's internal errors do.
+    pub failing_nodes: BTreeSet<String>,
     /// The token may not write: every mutation field fails with `FORBIDDEN`.
     pub read_only: bool,
 }
@@ -1691,6 +1693,18 @@ pub(crate) fn execute(
         }
         let args = args_json(field, vars);
         let input = args.get("input").cloned().unwrap_or(Json::Null);
+        let failing_node = input.as_object().and_then(|fields| {
+            fields
+                .values()
+                .filter_map(Json::as_str)
+                .find(|v| injected.failing_nodes.contains(*v))
+        });
+        if let Some(id) = failing_node {
+            hits.insert(id.to_owned());
+            errors.push(internal_error(&path, field.pos));
+            data.insert(key, Json::Null);
+            continue;
+        }
         let applied = apply(st, &field.name, &input);
         let mut ex = Exec {
             st,

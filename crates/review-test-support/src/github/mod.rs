@@ -93,7 +93,8 @@ pub struct Recorded {
 /// any request, REST included), `times` times, then is used up. Faults are queued in order; a
 /// request takes at most one answer-replacing fault (the first queued that matches), plus at
 /// most one [`Fault::Slow`], plus every [`Fault::AliasError`] naming one of its top-level keys,
-/// plus every [`Fault::NullNode`] and [`Fault::MissingNode`] whose node its answer holds.
+/// plus every [`Fault::NullNode`] and [`Fault::MissingNode`] whose node its answer holds, plus
+/// every [`Fault::FailingNode`] whose node one of its mutations names.
 /// A request hit by a fault that answers in place of GitHub spends no points and changes nothing.
 ///
 /// REST requests answer to the operation name [`REST_OPERATION`] (`"rest"`) and to their
@@ -215,6 +216,16 @@ pub enum Fault {
         /// How many answers it hits.
         times: usize,
     },
+    /// Every mutation field whose input names the node `id` (a thread to resolve or reply in, a
+    /// comment to minimize, a pull request to comment on) fails with GitHub's internal error,
+    /// its field `null` and nothing applied; the document's other fields run. Used up after
+    /// `times` documents that named it.
+    FailingNode {
+        /// The node's id.
+        id: String,
+        /// How many documents it hits.
+        times: usize,
+    },
 }
 
 impl Fault {
@@ -229,7 +240,8 @@ impl Fault {
             | Self::Flaky { times, .. }
             | Self::CutOff { times, .. }
             | Self::NullNode { times, .. }
-            | Self::MissingNode { times, .. } => *times,
+            | Self::MissingNode { times, .. }
+            | Self::FailingNode { times, .. } => *times,
         }
     }
 
@@ -244,7 +256,8 @@ impl Fault {
             | Self::Flaky { times, .. }
             | Self::CutOff { times, .. }
             | Self::NullNode { times, .. }
-            | Self::MissingNode { times, .. } => times,
+            | Self::MissingNode { times, .. }
+            | Self::FailingNode { times, .. } => times,
         }
     }
 }

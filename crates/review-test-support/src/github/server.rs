@@ -186,6 +186,9 @@ fn node_faults(st: &State) -> exec::Injected {
             Fault::MissingNode { id, times } if *times > 0 => {
                 injected.missing.insert(id.clone());
             }
+            Fault::FailingNode { id, times } if *times > 0 => {
+                injected.failing_nodes.insert(id.clone());
+            }
             _ => {}
         }
     }
@@ -195,7 +198,9 @@ fn node_faults(st: &State) -> exec::Injected {
 /// Spends one `times` of each node fault whose node the answer held (`hits`).
 fn spend_node_faults(st: &mut State, hits: &BTreeSet<String>) {
     for fault in &mut st.faults {
-        if let Fault::NullNode { id, times } | Fault::MissingNode { id, times } = fault
+        if let Fault::NullNode { id, times }
+        | Fault::MissingNode { id, times }
+        | Fault::FailingNode { id, times } = fault
             && *times > 0
             && hits.contains(id)
         {

@@ -3,6 +3,7 @@
 
 mod client;
 mod queries;
+mod test_contract;
 mod test_faults;
 mod test_read;
 mod test_rest;
