@@ -462,6 +462,7 @@ fn decide(
     settings: &TriageSettings,
 ) -> BotDecision {
     let reader = rules::classify(sig, convergent);
+    let reader_class = reader.class;
     // The judge decides the judgement calls, within the hard gates.
     let judged = settings
         .judged
@@ -476,7 +477,7 @@ fn decide(
         .as_ref()
         .is_some_and(|j| j.class.is_some() && !j.failed && j.gate.is_none());
     let mut decision = match classification.class {
-        Class::Nit if rules::fixes_nit(sig, convergent) => {
+        Class::Nit if rules::fixes_nit(sig, reader_class) => {
             let fixed = fix_decision(
                 thread,
                 sig,

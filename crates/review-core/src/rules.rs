@@ -164,15 +164,16 @@ pub fn classify(signals: &Signals, convergent: bool) -> Classification {
 /// on the thread's own file. The guide lets such a nit be fixed or resolved; fixing it is right
 /// whether the reader placed its severity well or not, while resolving it unread drops a defect
 /// the reader underrated (a bot that states no severity at all, a consequence the reader's words
-/// miss). Where no fix can be made the nit is resolved, as any other.
-pub fn fixes_nit(signals: &Signals, convergent: bool) -> bool {
-    matches!(signals.severity, Severity::Medium | Severity::None)
+/// miss). Where no fix can be made the nit is resolved, as any other. `reader` is the class
+/// [`classify`] gave.
+pub fn fixes_nit(signals: &Signals, reader: Class) -> bool {
+    reader == Class::Nit
+        && matches!(signals.severity, Severity::Medium | Severity::None)
         && signals.concreteness.is_concrete()
         && !signals.style_only
         && !signals.speculative
         && !signals.already_addressed
         && signals.non_finding.is_none()
-        && classify(signals, convergent).class == Class::Nit
 }
 
 fn actionable(reason: String) -> Classification {

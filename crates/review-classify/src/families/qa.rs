@@ -159,19 +159,34 @@ fn is_summary_title(title: &str) -> bool {
         .strip_prefix("verdict:")
         .unwrap_or(&lower)
         .trim_start();
+    // The phrase is the whole heading, or is followed by what a summary puts after it (a
+    // colon, "for <sha>", a parenthesis): "Approve button does nothing" is a finding.
+    let heading = |phrase: &str, after: &[&str]| {
+        lower.strip_prefix(phrase).is_some_and(|rest| {
+            let rest = rest.trim_end();
+            rest.is_empty() || after.iter().any(|a| rest.starts_with(a))
+        })
+    };
+    const SUMMARY_AFTER: &[&str] = &[":", " for ", " (", " —", " -"];
+    // A verdict heading (`## 💬 APPROVE WITH NITS (round 3 @ 9c2e41b)`): the round's summary.
+    const VERDICT_AFTER: &[&str] = &[" (", ":", " —", " -", " with nits"];
     [
         "review summary",
         "summary of the review",
         "qa summary",
         "review complete",
-        // A verdict heading (`## 💬 APPROVE WITH NITS (round 3 @ 9c2e41b)`): the round's summary.
-        "approve",
-        "request changes",
-        "changes requested",
-        "blocked",
     ]
     .iter()
-    .any(|p| lower.starts_with(p))
+    .any(|p| heading(p, SUMMARY_AFTER))
+        || [
+            "approve",
+            "approved",
+            "request changes",
+            "changes requested",
+            "blocked",
+        ]
+        .iter()
+        .any(|p| heading(p, VERDICT_AFTER))
 }
 
 /// A `Category: Security` field (a tool's own classification of the finding).
@@ -273,6 +288,14 @@ mod tests {
             read(Family::QaHeader, verdict).non_finding,
             Some(review_core::signals::NonFinding::Summary)
         );
+        for title in [
+            "Approve button does nothing when the form is dirty",
+            "Review summary page crashes on an empty PR",
+            "Blocked users can still post",
+        ] {
+            let body = format!("🤖 Automated comment by **review-bot**\n\n**{title}**\n\nDetails.");
+            assert_eq!(read(Family::QaHeader, &body).non_finding, None, "{title}");
+        }
         let finding = "🤖 Automated comment by **review-bot**\n\n**Severity: HIGH**\n\nThe summary row drops the last invoice.";
         assert_eq!(read(Family::QaHeader, finding).non_finding, None);
     }
