@@ -670,6 +670,54 @@ async fn writes_and_narrated_calls_run_in_the_servers_own_process() {
     );
 }
 
+/// Calls sent at once, without waiting (an agent that fires writes in parallel): each gets its
+/// own answer, a refusal stays with the call it refuses, nothing of one call's output reaches
+/// another's result, and stdout carries JSON-RPC only throughout.
+#[tokio::test(flavor = "multi_thread")]
+async fn calls_sent_at_once_each_get_their_own_answer() {
+    let (env, github) = setup().await;
+    let mut session = Session::start(&env, &github, &["--allow-writes"]);
+    let nit = session.send_request(
+        "tools/call",
+        &json!({"name": "resolve_thread", "arguments": {"pr": "1", "thread_id": "NIT"}}),
+    );
+    let hum = session.send_request(
+        "tools/call",
+        &json!({"name": "resolve_thread", "arguments": {"pr": "1", "thread_id": "HUM"}}),
+    );
+    let list = session.send_request(
+        "tools/call",
+        &json!({"name": "list_threads", "arguments": {"pr": "1"}}),
+    );
+    let mut answers = std::collections::BTreeMap::new();
+    while answers.len() < 3 {
+        let message = session.read();
+        if let Some(id) = message["id"].as_u64() {
+            answers.insert(id, message);
+        }
+    }
+    let result = |id: u64| answers[&id]["result"].clone();
+    assert_ne!(result(nit)["isError"], true, "{}", answers[&nit]);
+    assert!(
+        !text_of(&result(nit)).contains("refused"),
+        "{}",
+        answers[&nit]
+    );
+    assert_eq!(result(hum)["isError"], true, "{}", answers[&hum]);
+    assert!(
+        text_of(&result(hum)).starts_with("refused (exit 6)"),
+        "{}",
+        answers[&hum]
+    );
+    assert_ne!(result(list)["isError"], true, "{}", answers[&list]);
+    assert!(
+        !text_of(&result(list)).contains("refused"),
+        "a write's refusal leaked into a read: {}",
+        answers[&list]
+    );
+    assert_eq!(github.mutations(), vec![Mutation::Resolve("NIT".into())]);
+}
+
 /// Cancelling a call stops its command as Ctrl-C would: the fix under way is finished and
 /// committed, no other fix starts, and nothing more is written (the resolves come after the
 /// fixes). Nothing is left half done.
