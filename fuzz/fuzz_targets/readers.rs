@@ -104,6 +104,8 @@ fuzz_target!(|data: &[u8]| {
         base_sha: None,
         head_repo: None,
         viewer: None,
+        draft: false,
+        mergeable: None,
         checks: None,
         reviews: vec![],
         comments: vec![],

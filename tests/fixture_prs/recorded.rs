@@ -298,6 +298,8 @@ impl Pr {
             base_sha: None,
             head_repo: None,
             viewer: None,
+            draft: false,
+            mergeable: None,
             checks: Some(ChecksState::Success),
             reviews,
             comments,

@@ -13,6 +13,8 @@
 //!   (the reply ledger, the loop's files, the fix history, the re-reads, a narrator); one
 //!   [`respond::ReplyOutcome`] per reply or resolve;
 //! - [`commit_round`]: the round's one commit after the checks, or the round set aside;
+//! - [`status`]: whether the pull request is ready (one verdict with its reasons), once or
+//!   waiting until it is no longer `WAITING`;
 //! - [`watch`]: the poll policy (the cheap change probe before a full read, late bots,
 //!   quiescence, the schedule).
 //!
@@ -33,6 +35,7 @@ pub mod error;
 pub mod narrator;
 pub mod ports;
 pub mod respond;
+pub mod status;
 pub mod watch;
 pub mod watch_store;
 

@@ -113,6 +113,8 @@ fn main() {
         base_sha: None,
         head_repo: None,
         viewer: None,
+        draft: false,
+        mergeable: None,
         checks: None,
         reviews: vec![],
         comments: vec![],

@@ -65,6 +65,8 @@
 //!     base_sha: None,
 //!     head_repo: None,
 //!     viewer: None,
+//!     draft: false,
+//!     mergeable: None,
 //!     checks: None,
 //!     reviews: vec![],
 //!     comments: vec![],
@@ -108,6 +110,7 @@ mod read;
 mod reviewed;
 mod security;
 pub mod severity;
+pub mod standing;
 mod threadless;
 
 use review_core::gate::{AutomationSettings, DEFAULT_AUTOMATED_HEADER};
@@ -311,6 +314,8 @@ mod tests {
             base_sha: None,
             head_repo: None,
             viewer: None,
+            draft: false,
+            mergeable: None,
             checks: None,
             reviews: vec![],
             comments: vec![],

@@ -267,7 +267,7 @@ pub fn bot_key_of_login(login: &str) -> String {
 }
 
 /// The key a bot is known by: a named tool's family, else its login.
-fn bot_key(family: Family, author: Option<&Author>) -> String {
+pub(crate) fn bot_key(family: Family, author: Option<&Author>) -> String {
     if family.is_named_tool() {
         family.as_str().to_owned()
     } else {

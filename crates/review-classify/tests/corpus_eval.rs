@@ -632,6 +632,8 @@ pub fn case_pr(case: &Case) -> PullRequest {
         base_sha: None,
         head_repo: None,
         viewer: None,
+        draft: false,
+        mergeable: None,
         checks: None,
         reviews: vec![],
         comments: vec![],

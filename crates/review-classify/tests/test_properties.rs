@@ -231,6 +231,8 @@ proptest! {
             base_sha: None,
             head_repo: None,
             viewer: None,
+            draft: false,
+            mergeable: None,
             checks: None,
             reviews: vec![],
             comments: vec![],

@@ -24,6 +24,14 @@ pub mod code {
     pub const REFUSED: u8 = 6;
     /// `--exit-code`: the run succeeded and threads still need a person.
     pub const NEEDS_PERSON: u8 = 7;
+    /// `review status`: the verdict is ACTION_REQUIRED.
+    pub const ACTION_REQUIRED: u8 = 8;
+    /// `review status`: the verdict is WAITING.
+    pub const WAITING: u8 = 9;
+    /// `review status`: the verdict is CI_FAILING.
+    pub const CI_FAILING: u8 = 10;
+    /// `review status`: the verdict is BLOCKED.
+    pub const BLOCKED: u8 = 11;
     /// Interrupted (Ctrl-C); what was done so far was reported.
     pub const INTERRUPTED: u8 = 130;
 }
@@ -39,6 +47,10 @@ Exit codes:
     5  the repository, pull request or thread could not be found
     6  refused: the thread has human participation or was not read whole
     7  with --exit-code: threads still need a person
+    8  status: ACTION_REQUIRED
+    9  status: WAITING
+   10  status: CI_FAILING
+   11  status: BLOCKED
   130  interrupted (Ctrl-C) after reporting what was done so far";
 
 /// An error the CLI reports.
@@ -98,6 +110,12 @@ pub enum CliError {
         /// How many deferred threads wait for a person (protocol signals wait for no one).
         deferred: usize,
     },
+    /// Not an error: `review status` printed a verdict other than READY.
+    #[error("the pull request is {verdict}")]
+    NotReady {
+        /// The verdict.
+        verdict: review_core::status::Verdict,
+    },
     /// Interrupted by Ctrl-C; the report of what was done so far was printed.
     #[error("interrupted; the report above says what was done")]
     Interrupted,
@@ -130,6 +148,13 @@ impl CliError {
             Self::NotFound { .. } => code::NOT_FOUND,
             Self::Refused { .. } => code::REFUSED,
             Self::NeedsPerson { .. } => code::NEEDS_PERSON,
+            Self::NotReady { verdict } => match verdict {
+                review_core::status::Verdict::Ready => code::OK,
+                review_core::status::Verdict::ActionRequired => code::ACTION_REQUIRED,
+                review_core::status::Verdict::Waiting => code::WAITING,
+                review_core::status::Verdict::CiFailing => code::CI_FAILING,
+                review_core::status::Verdict::Blocked => code::BLOCKED,
+            },
             Self::Interrupted => code::INTERRUPTED,
             Self::Output(_) | Self::Other { .. } => code::FAILURE,
         }
@@ -143,7 +168,11 @@ impl CliError {
             | Self::GitHub { hint, .. }
             | Self::NotFound { hint, .. }
             | Self::Refused { hint, .. } => hint.as_deref(),
-            Self::Clap(_) | Self::Output(_) | Self::NeedsPerson { .. } | Self::Interrupted => None,
+            Self::Clap(_)
+            | Self::Output(_)
+            | Self::NeedsPerson { .. }
+            | Self::NotReady { .. }
+            | Self::Interrupted => None,
         }
     }
 }
@@ -179,7 +208,7 @@ pub(crate) fn report(result: Result<(), CliError>) -> u8 {
             let _ = e.print();
         }
         // The report already says it; the status is the message.
-        CliError::NeedsPerson { .. } => {}
+        CliError::NeedsPerson { .. } | CliError::NotReady { .. } => {}
         other => output::error(&other.to_string(), source_chain(other), other.hint()),
     }
     err.code()

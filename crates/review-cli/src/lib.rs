@@ -25,6 +25,7 @@ mod render;
 mod replying;
 mod round;
 mod state;
+mod statusing;
 mod watching;
 
 /// Runs `review` with the process's arguments and returns its exit code: parses the command

@@ -52,7 +52,7 @@ fn jittered(base: Duration) -> Duration {
     Duration::from_millis(base * 1000 - spread + offset)
 }
 
-fn checks_from(summary: &ChecksSummary) -> Checks {
+pub(crate) fn checks_from(summary: &ChecksSummary) -> Checks {
     Checks {
         state: CheckState::of(summary.state),
         failing: summary.failing.clone(),

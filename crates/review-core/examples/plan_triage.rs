@@ -117,6 +117,8 @@ fn main() -> Result<(), ReconcileError> {
         base_sha: None,
         head_repo: None,
         viewer: None,
+        draft: false,
+        mergeable: None,
         checks: None,
         reviews: Vec::new(),
         comments: Vec::new(),

@@ -645,6 +645,8 @@ mod tests {
             base_sha: None,
             head_repo: None,
             viewer: None,
+            draft: false,
+            mergeable: None,
             checks: None,
             reviews: Vec::new(),
             comments: Vec::new(),

@@ -49,6 +49,8 @@
 //!     base_sha: None,
 //!     head_repo: None,
 //!     viewer: None,
+//!     draft: false,
+//!     mergeable: None,
 //!     checks: None,
 //!     reviews: vec![],
 //!     comments: vec![],
@@ -95,6 +97,7 @@ pub mod round;
 pub mod rules;
 pub mod signals;
 pub mod snapshot;
+pub mod status;
 pub mod suggestion;
 pub mod text;
 pub mod time;

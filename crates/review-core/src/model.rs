@@ -406,6 +406,17 @@ pub struct HeadRepo {
     pub cross_repository: bool,
 }
 
+/// Whether a pull request merges cleanly into its base, as the host computed it.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mergeable {
+    /// It merges without conflicts.
+    Mergeable,
+    /// It has merge conflicts with its base.
+    Conflicting,
+}
+
 /// A pull request with everything the triage reads.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PullRequest {
@@ -427,6 +438,12 @@ pub struct PullRequest {
     /// The PR's author; comments carrying the automated header count as automated only from
     /// this login or a configured automation account.
     pub author: Option<Author>,
+    /// Whether the PR is a draft.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub draft: bool,
+    /// Whether it merges cleanly into its base; `None` while the host has not computed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mergeable: Option<Mergeable>,
     /// The branch the PR merges from.
     #[serde(default)]
     pub head_ref: String,

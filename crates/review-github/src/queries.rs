@@ -188,6 +188,14 @@ pub enum PullRequestState {
     Open,
 }
 
+/// Whether the pull request merges cleanly (`Unknown` while GitHub computes it).
+#[derive(cynic::Enum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeableState {
+    Conflicting,
+    Mergeable,
+    Unknown,
+}
+
 #[derive(cynic::Enum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StatusState {
     Error,
@@ -250,6 +258,8 @@ pub struct PullRequestHead {
     pub title: String,
     pub url: Uri,
     pub state: PullRequestState,
+    pub is_draft: bool,
+    pub mergeable: MergeableState,
     pub head_ref_name: String,
     pub head_ref_oid: GitObjectId,
     pub base_ref_name: String,

@@ -24,8 +24,8 @@ use std::collections::BTreeSet;
 use cynic::QueryBuilder;
 use review_core::model::{
     Association, Author, AuthorKind, ChecksState, Comment, CommentId, CommitId, HeadRepo,
-    IssueComment, LineRange, PrState, PullRequest, RepoId, Review, ReviewId, ReviewState,
-    SubjectType, Thread, ThreadId,
+    IssueComment, LineRange, Mergeable, PrState, PullRequest, RepoId, Review, ReviewId,
+    ReviewState, SubjectType, Thread, ThreadId,
 };
 
 use crate::client::{ApiError, Client, ClientError, Repeat, Response};
@@ -559,6 +559,12 @@ impl<'a> Reader<'a> {
                 q::PullRequestState::Merged => PrState::Merged,
             },
             author: author(head.author),
+            draft: head.is_draft,
+            mergeable: match head.mergeable {
+                q::MergeableState::Conflicting => Some(Mergeable::Conflicting),
+                q::MergeableState::Mergeable => Some(Mergeable::Mergeable),
+                q::MergeableState::Unknown => None,
+            },
             head_ref: head.head_ref_name,
             base_ref: head.base_ref_name,
             head_sha: CommitId(head.head_ref_oid.0),

@@ -52,6 +52,8 @@ impl PrBuilder {
                 base_sha: None,
                 head_repo: None,
                 viewer: None,
+                draft: false,
+                mergeable: None,
                 checks: None,
                 reviews: Vec::new(),
                 comments: Vec::new(),

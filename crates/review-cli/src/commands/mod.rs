@@ -16,6 +16,7 @@ pub mod respond;
 pub mod review_loop;
 pub mod schema;
 pub mod snapshot;
+pub mod status;
 pub mod threads;
 pub mod triage;
 pub mod watch;

@@ -37,6 +37,7 @@ mod test_respond;
 mod test_schemas;
 mod test_secrets;
 mod test_state_files;
+mod test_status;
 mod test_token_hosts;
 mod test_triage;
 mod test_triage_runs;

@@ -1041,6 +1041,8 @@ mod tests {
             base_sha: None,
             head_repo: None,
             viewer: None,
+            draft: false,
+            mergeable: None,
             checks: None,
             reviews: vec![],
             comments: vec![],

@@ -6,4 +6,5 @@ mod test_exact_fixes;
 mod test_execute;
 mod test_plan;
 mod test_properties;
+mod test_status;
 mod test_watch;

@@ -1366,7 +1366,12 @@ impl<'a> Exec<'a> {
             "body" => leaf(""),
             "url" => leaf(pr.url.clone()),
             "state" => leaf(pr_state(pr.state)),
-            "isDraft" => leaf(false),
+            "isDraft" => leaf(pr.draft),
+            "mergeable" => leaf(match pr.mergeable {
+                Some(review_core::model::Mergeable::Conflicting) => "CONFLICTING",
+                Some(review_core::model::Mergeable::Mergeable) => "MERGEABLE",
+                None => "UNKNOWN",
+            }),
             "headRefName" => leaf(pr.head_ref.clone()),
             "headRefOid" => leaf(pr.head_sha.0.clone()),
             "baseRefName" => leaf(pr.base_ref.clone()),

@@ -134,6 +134,7 @@ const PULL_REQUEST: &[FieldDef] = &[
     f("url", "URI!"),
     f("state", "PullRequestState!"),
     f("isDraft", "Boolean!"),
+    f("mergeable", "MergeableState!"),
     f("headRefName", "String!"),
     f("headRefOid", "GitObjectID!"),
     f("baseRefName", "String!"),
@@ -352,6 +353,7 @@ pub(crate) fn kind(name: &str) -> Option<Kind> {
             Scalar
         }
         "PullRequestState" => Enum(&["CLOSED", "MERGED", "OPEN"]),
+        "MergeableState" => Enum(&["CONFLICTING", "MERGEABLE", "UNKNOWN"]),
         "CommentAuthorAssociation" => Enum(&[
             "COLLABORATOR",
             "CONTRIBUTOR",

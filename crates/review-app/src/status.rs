@@ -1,0 +1,189 @@
+//! `status`: is the pull request ready? One verdict with its reasons ([`review_core::status`])
+//! from one full read (threads planned as `review triage` plans them, each bot's standing from
+//! its own channel) and the change probe's view of the head's checks; and [`wait`], which polls
+//! until the verdict is no longer `WAITING`, reading in full only when the probe saw a change.
+//!
+//! The ports: the full read and the change probe of [`crate::watch`], a [`Clock`] for the
+//! wait, and a narrator.
+
+use std::time::Duration;
+
+use review_core::plan::{self, FixSettings, TriageSettings};
+use review_core::status::{self as core_status, Status, StatusInput, Verdict};
+use review_core::watch::{Checks, ProbeMemo};
+
+use crate::error::AppError;
+use crate::narrator::Narrator;
+use crate::watch::{ChangeProbe, Clock, FullRead};
+
+/// What the verdict is asked about besides the pull request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StatusRequest {
+    /// The bots whose review of the head is waited for (`--expect-bot`), as keys; the
+    /// repository's own expected bots are added from the full read.
+    pub expected_bots: Vec<String>,
+    /// Checks whose failure or run holds nothing back (`--ignore-check`).
+    pub ignore_checks: Vec<String>,
+    /// Paths the triage never edits: a finding on one is a person's to decide.
+    pub denied_paths: Vec<String>,
+}
+
+/// One evaluation: a full read and the probe's checks.
+///
+/// The threads are planned as `review triage` plans them with a fixer configured and no judge:
+/// a bot finding it would fix or resolve is the author's to act on, one it defers is a
+/// person's to decide.
+pub async fn status<R, P>(
+    read: &R,
+    probe: &P,
+    memo: &mut ProbeMemo,
+    request: &StatusRequest,
+) -> Result<Status, AppError>
+where
+    R: FullRead,
+    P: ChangeProbe,
+{
+    let (pr, automation) = read.read().await.map_err(AppError::port)?;
+    // The probe names the checks; when it cannot answer, the full read's roll-up stands in.
+    let checks = match probe.probe(memo).await {
+        Ok(probed) if probed.head_sha.eq_ignore_ascii_case(&pr.head_sha.0) => {
+            *memo = probed.memo;
+            probed.checks
+        }
+        Ok(probed) => {
+            *memo = probed.memo;
+            roll_up(&pr)
+        }
+        Err(_) => roll_up(&pr),
+    };
+    let mut expected = request.expected_bots.clone();
+    for bot in read.expected_bots() {
+        let key = review_classify::bot_key_of_login(&bot);
+        if !expected.iter().any(|e| e.eq_ignore_ascii_case(&key)) {
+            expected.push(key);
+        }
+    }
+    let expected: Vec<String> = expected
+        .iter()
+        .map(|b| review_classify::bot_key_of_login(b))
+        .collect();
+    let signals = review_classify::analyze(&pr, &automation);
+    let mut fixes = FixSettings {
+        fixer_available: true,
+        ..FixSettings::default()
+    };
+    fixes
+        .denied_paths
+        .extend(request.denied_paths.iter().cloned());
+    let settings = TriageSettings {
+        automation: automation.clone(),
+        fixes,
+        ..TriageSettings::default()
+    };
+    let planned = plan::plan(&pr, &signals, &settings);
+    let bots = review_classify::standing::standings(&pr, &automation, &expected);
+    Ok(core_status::evaluate(&StatusInput {
+        pr: &pr,
+        plan: &planned,
+        checks: &checks,
+        bots: &bots,
+        automation: &automation,
+        ignore_checks: &request.ignore_checks,
+    }))
+}
+
+fn roll_up(pr: &review_core::model::PullRequest) -> Checks {
+    Checks {
+        state: review_core::watch::CheckState::of(pr.checks),
+        ..Checks::default()
+    }
+}
+
+/// How [`wait`] polls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WaitPolicy {
+    /// Between polls.
+    pub interval: Duration,
+    /// The longest wait; the last verdict stands when it runs out (still `WAITING`).
+    pub timeout: Duration,
+}
+
+/// How a [`wait`] ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waited {
+    /// The last verdict.
+    pub status: Status,
+    /// Polls made.
+    pub polls: u64,
+    /// Whether the timeout ran out with the verdict still `WAITING`.
+    pub timed_out: bool,
+}
+
+/// Evaluates until the verdict is not `WAITING` or `policy.timeout` runs out. Between polls
+/// the cheap probe is asked first; the pull request is read again only when it saw a change.
+/// Ctrl-C (the clock's sleep interrupted) ends the wait with the last verdict, as a timeout.
+pub async fn wait<R, P, K, N>(
+    read: &R,
+    probe: &P,
+    clock: &K,
+    narrator: &N,
+    request: &StatusRequest,
+    policy: WaitPolicy,
+) -> Result<Waited, AppError>
+where
+    R: FullRead,
+    P: ChangeProbe,
+    K: Clock,
+    N: Narrator + ?Sized,
+{
+    let mut memo = ProbeMemo::Null;
+    let started = clock.now();
+    let deadline =
+        started.saturating_add(i64::try_from(policy.timeout.as_secs()).unwrap_or(i64::MAX));
+    let mut current = status(read, probe, &mut memo, request).await?;
+    let mut polls = 1;
+    loop {
+        if current.verdict != Verdict::Waiting {
+            return Ok(Waited {
+                status: current,
+                polls,
+                timed_out: false,
+            });
+        }
+        if clock.now() >= deadline || clock.sleep(policy.interval).await.is_err() {
+            return Ok(Waited {
+                status: current,
+                polls,
+                timed_out: true,
+            });
+        }
+        // Nothing moved: the verdict stands, for free.
+        let moved = match probe.probe(&memo).await {
+            Ok(p) => {
+                let idle = p.idle;
+                memo = p.memo;
+                !idle
+            }
+            Err(e) => {
+                narrator.narrate(&format!(
+                    "[status] the change probe failed ({e}); reading the pull request"
+                ));
+                true
+            }
+        };
+        polls += 1;
+        if !moved {
+            continue;
+        }
+        current = status(read, probe, &mut memo, request).await?;
+        narrator.narrate(&format!(
+            "[status] poll {polls}: {}{}",
+            current.verdict,
+            current
+                .reasons
+                .first()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default()
+        ));
+    }
+}

@@ -1,0 +1,206 @@
+//! `review status`: is the pull request ready? One verdict with its reasons, per-bot standings,
+//! and a semantic exit code.
+
+use std::time::Duration;
+
+use clap::Args;
+use review_app::status::{StatusRequest, WaitPolicy};
+use review_core::status::{Status, Verdict};
+use review_core::watch::ProbeMemo;
+use serde::Serialize;
+
+use crate::commands::common::{self, AutomationArgs, PrArgs};
+use crate::error::CliError;
+use crate::github;
+use crate::output;
+use crate::statusing::LiveStatus;
+
+/// Say whether a pull request is ready to merge, and why not
+///
+/// One verdict, the strongest that applies: BLOCKED (a draft, merge conflicts, a person's
+/// latest review requests changes) > CI_FAILING (checks on the head failed, named) >
+/// ACTION_REQUIRED (bot findings to fix or resolve, people's threads waiting for the author,
+/// findings a person must decide) > WAITING (an expected bot has not reviewed the head, checks
+/// running) > READY. Each bot's standing comes from its own channel: its review, its summary,
+/// or its notice (reviewing, quota spent until a time, paused); a bot out of quota or paused is
+/// shown, not waited for.
+///
+/// Exit codes: 0 READY, 8 ACTION_REQUIRED, 9 WAITING, 10 CI_FAILING, 11 BLOCKED (and 1-5 as
+/// for every command when it cannot tell).
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// The pull request: a number, a URL, or nothing for the open PR of the current branch
+    #[arg(value_name = "PR")]
+    pr: Option<String>,
+
+    /// Print the verdict as JSON (`review schema status` describes it)
+    #[arg(long)]
+    json: bool,
+
+    /// Wait until the verdict is not WAITING, polling cheaply (ETags) between full reads
+    #[arg(long)]
+    wait: bool,
+
+    /// With --wait: give up after this many seconds, the verdict still WAITING (exit 9)
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 1800,
+        requires = "wait"
+    )]
+    timeout: u64,
+
+    /// With --wait: seconds between polls
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, requires = "wait")]
+    interval: u64,
+
+    /// A bot to wait for until it reviewed the head (repeatable; also `expect-bots` in the
+    /// config)
+    #[arg(long = "expect-bot", value_name = "LOGIN")]
+    expect_bots: Vec<String>,
+
+    /// A check whose failure or run holds nothing back (repeatable; its exact name)
+    #[arg(long = "ignore-check", value_name = "NAME")]
+    ignore_checks: Vec<String>,
+
+    #[command(flatten)]
+    target: PrArgs,
+
+    #[command(flatten)]
+    automation: AutomationArgs,
+}
+
+/// The JSON `review status --json` prints.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusReport {
+    /// The version of this format.
+    pub schema_version: u32,
+    /// The pull request, `owner/name#number`.
+    pub pr: String,
+    /// The verdict and what led to it.
+    #[serde(flatten)]
+    pub status: Status,
+    /// With --wait: whether the wait ran out with the verdict still `WAITING`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timed_out: Option<bool>,
+}
+
+/// The version of [`StatusReport`]'s format.
+pub const STATUS_SCHEMA_VERSION: u32 = 1;
+
+/// Runs `review status`.
+pub async fn run(args: StatusArgs) -> Result<(), CliError> {
+    let automation = args.automation.settings()?;
+    for (flag, values) in [
+        ("--expect-bot", &args.expect_bots),
+        ("--ignore-check", &args.ignore_checks),
+    ] {
+        if values.iter().any(|v| v.trim().is_empty()) {
+            return Err(CliError::Usage {
+                message: format!("{flag} cannot be empty"),
+                hint: Some(format!("pass a name after {flag}, or leave it out")),
+            });
+        }
+    }
+    if args.wait && args.interval == 0 {
+        return Err(CliError::Usage {
+            message: "--interval must be at least 1 second".to_owned(),
+            hint: None,
+        });
+    }
+    let cwd = common::cwd()?;
+    let conn = github::connect(args.pr.as_deref(), args.target.repo.as_deref(), &cwd).await?;
+    let label = format!("{}#{}", conn.repo, conn.number);
+    let live = LiveStatus::new(conn, automation, crate::git::GitVcs::open(&cwd).ok())?;
+    let request = StatusRequest {
+        expected_bots: crate::config::merged(
+            &args.expect_bots,
+            &crate::config::current()?.expect_bots,
+        ),
+        ignore_checks: args.ignore_checks.clone(),
+        denied_paths: Vec::new(),
+    };
+    let (status, timed_out) = if args.wait {
+        crate::command::stop_on_ctrl_c();
+        let waited = review_app::status::wait(
+            &live,
+            &live,
+            &crate::watching::TerminalClock,
+            &output::Narrate,
+            &request,
+            WaitPolicy {
+                interval: Duration::from_secs(args.interval),
+                timeout: Duration::from_secs(args.timeout),
+            },
+        )
+        .await?;
+        if waited.timed_out {
+            output::narrate(&format!(
+                "[status] stopped waiting after {} poll(s): still WAITING",
+                waited.polls
+            ));
+        }
+        (waited.status, Some(waited.timed_out))
+    } else {
+        let status =
+            review_app::status::status(&live, &live, &mut ProbeMemo::Null, &request).await?;
+        (status, None)
+    };
+    let verdict = status.verdict;
+    let text = if args.json {
+        let report = StatusReport {
+            schema_version: STATUS_SCHEMA_VERSION,
+            pr: label,
+            status,
+            timed_out,
+        };
+        serde_json::to_string_pretty(&report).map_err(|e| CliError::Other {
+            message: e.to_string(),
+            hint: None,
+        })? + "\n"
+    } else {
+        render(&label, &status)
+    };
+    output::stdout(&text).map_err(CliError::Output)?;
+    match verdict {
+        Verdict::Ready => Ok(()),
+        other => Err(CliError::NotReady { verdict: other }),
+    }
+}
+
+/// The verdict for people: the verdict line, the reasons, the notes, the bots.
+fn render(label: &str, status: &Status) -> String {
+    use review_core::text::visible_line;
+    let mut out = format!(
+        "{label} at {}: {}\n",
+        status.head_sha.get(..7).unwrap_or(&status.head_sha),
+        status.verdict
+    );
+    for r in &status.reasons {
+        out.push_str(&format!(
+            "  {:<15} {}\n",
+            r.verdict().as_str(),
+            visible_line(&r.to_string())
+        ));
+    }
+    for n in &status.notes {
+        out.push_str(&format!(
+            "  {:<15} {}\n",
+            "note",
+            visible_line(&n.to_string())
+        ));
+    }
+    if !status.bots.is_empty() {
+        out.push_str("bots:\n");
+        for b in &status.bots {
+            out.push_str(&format!(
+                "  {}{}: {}\n",
+                visible_line(&b.bot),
+                if b.expected { " (expected)" } else { "" },
+                b.state
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,235 @@
+//! `review status` against the fake GitHub: the verdict, its reasons and exit code, each bot's
+//! standing, `--ignore-check`, `--wait` and hostile text in what it prints.
+
+use review_core::model::{CommitId, Review, ReviewId, ReviewState};
+use review_test_support::github::{FakeCheck, FakeGitHub};
+use review_test_support::{HEAD_SHA, PrBuilder, bot, person};
+use serde_json::Value;
+
+use crate::common::{Output, TestEnvironment};
+
+const CRITICAL: &str = "_⚠️ Potential issue_ | _🔴 Critical_\n\n**Off by one drops the last item.**\n\n```suggestion\nfor i in 0..=n {\n```";
+
+fn coderabbit_review_of_head() -> Review {
+    Review {
+        id: ReviewId("R1".to_owned()),
+        author: Some(bot("coderabbitai")),
+        state: ReviewState::Commented,
+        body: String::new(),
+        submitted_at: Some("2026-01-05T10:00:00Z".to_owned()),
+        commit: Some(CommitId(HEAD_SHA.to_owned())),
+    }
+}
+
+async fn github_with(pr: review_core::model::PullRequest, checks: Vec<FakeCheck>) -> FakeGitHub {
+    let github = FakeGitHub::start().await;
+    github.set_viewer("dana");
+    let repo = pr.repo.clone();
+    github.add_pull_request(pr);
+    github.set_checks(&repo, 1, checks);
+    github
+}
+
+fn status(env: &TestEnvironment, github: &FakeGitHub, extra: &[&str]) -> Output {
+    let graphql = github.graphql_url();
+    let rest = github.rest_url();
+    let mut args = vec!["status", "1", "--repo", "acme/widgets"];
+    args.extend(extra);
+    env.run_with(
+        &args,
+        &[
+            ("GITHUB_GRAPHQL_URL", graphql.as_str()),
+            ("GITHUB_API_URL", rest.as_str()),
+        ],
+    )
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_finding_to_fix_is_action_required_with_exit_8_and_the_bot_caught_up() {
+    let env = TestEnvironment::new();
+    let github = github_with(
+        PrBuilder::new()
+            .thread("T1", "src/lib.rs", 3, &[(bot("coderabbitai"), CRITICAL)])
+            .with_pr(|pr| pr.reviews.push(coderabbit_review_of_head()))
+            .build(),
+        vec![FakeCheck::passed("ci")],
+    )
+    .await;
+    let out = status(&env, &github, &["--json", "--expect-bot", "coderabbitai"]);
+    assert_eq!(out.code, 8, "{}", out.stderr);
+    let v = json(&out);
+    assert_eq!(v["schemaVersion"], 1);
+    assert_eq!(v["pr"], "acme/widgets#1");
+    assert_eq!(v["verdict"], "ACTION_REQUIRED");
+    assert_eq!(v["reasons"][0]["kind"], "actionable");
+    assert_eq!(v["reasons"][0]["thread"], "T1");
+    assert_eq!(v["reasons"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["bots"][0]["bot"], "coderabbit");
+    assert_eq!(v["bots"][0]["expected"], true);
+    assert_eq!(v["bots"][0]["state"], "reviewed_head");
+
+    let out = status(&env, &github, &["--expect-bot", "coderabbitai"]);
+    assert_eq!(out.code, 8);
+    assert!(
+        out.stdout.starts_with("acme/widgets#1 at "),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains(": ACTION_REQUIRED\n"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("a bot finding to fix at src/lib.rs:3"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("coderabbit (expected): reviewed the head"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_draft_with_a_failing_check_is_blocked_and_names_the_check() {
+    let env = TestEnvironment::new();
+    let github = github_with(
+        PrBuilder::new().with_pr(|pr| pr.draft = true).build(),
+        vec![FakeCheck::passed("build"), FakeCheck::failed("lint")],
+    )
+    .await;
+    let out = status(&env, &github, &["--json"]);
+    assert_eq!(out.code, 11, "{}", out.stderr);
+    let v = json(&out);
+    assert_eq!(v["verdict"], "BLOCKED");
+    let kinds: Vec<&str> = v["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["draft", "checks_failing"]);
+    assert_eq!(v["reasons"][1]["checks"], serde_json::json!(["lint"]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn failing_checks_are_ci_failing_until_ignored_by_name() {
+    let env = TestEnvironment::new();
+    let github = github_with(
+        PrBuilder::new().build(),
+        vec![FakeCheck::passed("build"), FakeCheck::failed("flaky-e2e")],
+    )
+    .await;
+    assert_eq!(status(&env, &github, &[]).code, 10);
+    let out = status(&env, &github, &["--json", "--ignore-check", "flaky-e2e"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let v = json(&out);
+    assert_eq!(v["verdict"], "READY");
+    assert_eq!(v["notes"][0]["kind"], "check_ignored");
+    // A name must match exactly: a prefix ignores nothing.
+    assert_eq!(status(&env, &github, &["--ignore-check", "flaky"]).code, 10);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_expected_bot_not_seen_is_waiting_and_a_wait_that_runs_out_says_so() {
+    let env = TestEnvironment::new();
+    let github = github_with(PrBuilder::new().build(), vec![FakeCheck::passed("ci")]).await;
+    let out = status(
+        &env,
+        &github,
+        &["--json", "--expect-bot", "gemini-code-assist[bot]"],
+    );
+    assert_eq!(out.code, 9, "{}", out.stderr);
+    let v = json(&out);
+    assert_eq!(v["verdict"], "WAITING");
+    assert_eq!(v["reasons"][0]["kind"], "bot_waiting");
+    assert_eq!(v["reasons"][0]["bot"], "gemini");
+    assert_eq!(v["reasons"][0]["state"], "never_seen");
+
+    let out = status(
+        &env,
+        &github,
+        &[
+            "--json",
+            "--expect-bot",
+            "gemini",
+            "--wait",
+            "--timeout",
+            "0",
+        ],
+    );
+    assert_eq!(out.code, 9, "{}", out.stderr);
+    assert_eq!(json(&out)["timedOut"], true);
+    assert!(out.stderr.contains("still WAITING"), "{}", out.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_quiet_pull_request_is_ready_and_a_persons_question_is_not() {
+    let env = TestEnvironment::new();
+    let github = github_with(PrBuilder::new().build(), vec![FakeCheck::passed("ci")]).await;
+    let out = status(&env, &github, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains(": READY\n"), "{}", out.stdout);
+
+    let asked = github_with(
+        PrBuilder::new()
+            .thread(
+                "T1",
+                "src/lib.rs",
+                3,
+                &[(person("erin"), "why a vec here?")],
+            )
+            .build(),
+        vec![FakeCheck::passed("ci")],
+    )
+    .await;
+    let out = status(&env, &asked, &["--json"]);
+    assert_eq!(out.code, 8);
+    assert_eq!(json(&out)["reasons"][0]["kind"], "person_waiting");
+    assert_eq!(json(&out)["reasons"][0]["author"], "erin");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn text_from_the_pull_request_is_shown_escaped() {
+    let env = TestEnvironment::new();
+    let github = github_with(
+        PrBuilder::new()
+            .thread(
+                "T1",
+                "src/\u{1b}[2Jevil\u{202e}.rs",
+                3,
+                &[(bot("coderabbitai"), CRITICAL)],
+            )
+            .build(),
+        vec![FakeCheck::passed("ci")],
+    )
+    .await;
+    let out = status(&env, &github, &[]);
+    assert_eq!(out.code, 8, "{}", out.stderr);
+    assert!(!out.stdout.contains('\u{1b}'), "{:?}", out.stdout);
+    assert!(!out.stdout.contains('\u{202e}'), "{:?}", out.stdout);
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    let env = TestEnvironment::new();
+    let out = env.run(&[
+        "status",
+        "1",
+        "--repo",
+        "acme/widgets",
+        "--ignore-check",
+        " ",
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("--ignore-check cannot be empty"),
+        "{}",
+        out.stderr
+    );
+    let out = env.run(&["status", "1", "--repo", "acme/widgets", "--timeout", "5"]);
+    assert_eq!(out.code, 2, "--timeout needs --wait: {}", out.stderr);
+}
