@@ -5,6 +5,7 @@
 use review_app::watch::{ChangeProbe, FullRead, Probed};
 use review_core::gate::AutomationSettings;
 use review_core::model::PullRequest;
+use review_core::status::Status;
 use review_core::watch::ProbeMemo;
 use review_github::probe::{Probe, ProbeCache, ProbeError};
 use review_github::reader::Reader;
@@ -13,6 +14,26 @@ use crate::commands::common;
 use crate::error::CliError;
 use crate::github::{self, Connection};
 use crate::output;
+
+/// The JSON `review status --json` prints.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusReport {
+    /// The version of this format.
+    pub schema_version: u32,
+    /// The pull request, `owner/name#number`.
+    pub pr: String,
+    /// The verdict and what led to it.
+    #[serde(flatten)]
+    pub status: Status,
+    /// With --wait: whether the wait ran out with the verdict still `WAITING`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timed_out: Option<bool>,
+}
+
+/// The version of [`StatusReport`]'s format.
+pub const STATUS_SCHEMA_VERSION: u32 = 1;
+
 
 /// A pull request on GitHub, read for its status.
 pub struct LiveStatus {

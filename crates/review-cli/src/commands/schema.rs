@@ -28,11 +28,13 @@ pub enum Output {
     WatchState,
     /// The loop's decisions file.
     Decisions,
+    /// `review status --json`.
+    Status,
 }
 
 impl Output {
     /// Every output, in the order of the docs.
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::Report,
         Self::Substep,
         Self::Threads,
@@ -42,6 +44,7 @@ impl Output {
         Self::Fence,
         Self::WatchState,
         Self::Decisions,
+        Self::Status,
     ];
 
     /// The schema, as pretty JSON.
@@ -59,6 +62,7 @@ impl Output {
             Self::Fence => of::<crate::commands::fence::FenceOutput>(),
             Self::WatchState => of::<review_core::watch::WatchState>(),
             Self::Decisions => of::<review_core::decisions::Decisions>(),
+            Self::Status => of::<crate::statusing::StatusReport>(),
         }
     }
 }

@@ -7,13 +7,12 @@ use clap::Args;
 use review_app::status::{StatusRequest, WaitPolicy};
 use review_core::status::{Status, Verdict};
 use review_core::watch::ProbeMemo;
-use serde::Serialize;
 
 use crate::commands::common::{self, AutomationArgs, PrArgs};
 use crate::error::CliError;
 use crate::github;
 use crate::output;
-use crate::statusing::LiveStatus;
+use crate::statusing::{LiveStatus, STATUS_SCHEMA_VERSION, StatusReport};
 
 /// Say whether a pull request is ready to merge, and why not
 ///
@@ -69,25 +68,6 @@ pub struct StatusArgs {
     #[command(flatten)]
     automation: AutomationArgs,
 }
-
-/// The JSON `review status --json` prints.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct StatusReport {
-    /// The version of this format.
-    pub schema_version: u32,
-    /// The pull request, `owner/name#number`.
-    pub pr: String,
-    /// The verdict and what led to it.
-    #[serde(flatten)]
-    pub status: Status,
-    /// With --wait: whether the wait ran out with the verdict still `WAITING`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub timed_out: Option<bool>,
-}
-
-/// The version of [`StatusReport`]'s format.
-pub const STATUS_SCHEMA_VERSION: u32 = 1;
 
 /// Runs `review status`.
 pub async fn run(args: StatusArgs) -> Result<(), CliError> {

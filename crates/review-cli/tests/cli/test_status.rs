@@ -44,8 +44,17 @@ fn status(env: &TestEnvironment, github: &FakeGitHub, extra: &[&str]) -> Output 
     )
 }
 
+/// The JSON printed, checked against `review schema status`.
 fn json(out: &Output) -> Value {
-    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
+    let v: Value =
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
+    let schema = TestEnvironment::new().run(&["schema", "status"]);
+    assert_eq!(schema.code, 0, "{}", schema.stderr);
+    let schema: Value = serde_json::from_str(&schema.stdout).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}\n{v}");
+    v
 }
 
 #[tokio::test(flavor = "multi_thread")]
