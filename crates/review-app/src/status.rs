@@ -6,6 +6,7 @@
 //! The ports: the full read and the change probe of [`crate::watch`], a [`Clock`] for the
 //! wait, and a narrator.
 
+use std::future::Future;
 use std::time::Duration;
 
 use review_core::plan::{self, FixSettings, TriageSettings};
@@ -186,4 +187,57 @@ where
                 .unwrap_or_default()
         ));
     }
+}
+
+/// How a verdict shows as a commit status: `READY` passes, `WAITING` is pending, the rest
+/// fail, so a branch protection rule that requires it holds the merge until `READY`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Published {
+    /// `READY`.
+    Success,
+    /// `WAITING`.
+    Pending,
+    /// `ACTION_REQUIRED`, `CI_FAILING`, `BLOCKED`.
+    Failure,
+}
+
+impl Published {
+    /// The commit state a verdict publishes as.
+    pub fn of(verdict: Verdict) -> Self {
+        match verdict {
+            Verdict::Ready => Self::Success,
+            Verdict::Waiting => Self::Pending,
+            Verdict::ActionRequired | Verdict::CiFailing | Verdict::Blocked => Self::Failure,
+        }
+    }
+}
+
+/// Where a verdict is published: a commit status on the head (GitHub's `review/status`).
+pub trait StatusPublisher {
+    /// The port's own error.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// Sets the status of commit `head_sha` to `state` with the one-line `description`.
+    fn publish(
+        &self,
+        head_sha: &str,
+        state: Published,
+        description: &str,
+    ) -> impl Future<Output = Result<(), Self::Error>>;
+}
+
+/// The longest description a commit status keeps.
+pub const DESCRIPTION_MAX: usize = 140;
+
+/// Publishes `status` on its head commit; returns the state it published.
+pub async fn publish<P: StatusPublisher>(
+    publisher: &P,
+    status: &Status,
+) -> Result<Published, AppError> {
+    let state = Published::of(status.verdict);
+    publisher
+        .publish(&status.head_sha, state, &status.summary(DESCRIPTION_MAX))
+        .await
+        .map_err(AppError::port)?;
+    Ok(state)
 }

@@ -34,7 +34,6 @@ pub struct StatusReport {
 /// The version of [`StatusReport`]'s format.
 pub const STATUS_SCHEMA_VERSION: u32 = 1;
 
-
 /// A pull request on GitHub, read for its status.
 pub struct LiveStatus {
     conn: Connection,
@@ -74,6 +73,33 @@ impl LiveStatus {
             vcs,
             repository: tokio::sync::OnceCell::new(),
         })
+    }
+}
+
+impl review_app::status::StatusPublisher for LiveStatus {
+    type Error = ProbeError;
+
+    async fn publish(
+        &self,
+        head_sha: &str,
+        state: review_app::status::Published,
+        description: &str,
+    ) -> Result<(), ProbeError> {
+        use review_app::status::Published;
+        use review_github::probe::{CommitState, NewStatus};
+        let status = NewStatus {
+            state: match state {
+                Published::Success => CommitState::Success,
+                Published::Pending => CommitState::Pending,
+                Published::Failure => CommitState::Failure,
+            },
+            context: review_core::status::STATUS_CONTEXT.to_owned(),
+            description: description.to_owned(),
+            target_url: None,
+        };
+        self.probe
+            .set_status(&self.conn.repo, head_sha, &status)
+            .await
     }
 }
 

@@ -52,12 +52,14 @@ fn jittered(base: Duration) -> Duration {
     Duration::from_millis(base * 1000 - spread + offset)
 }
 
+/// The probe's checks, without the tool's own commit status (`review status --publish`).
 pub(crate) fn checks_from(summary: &ChecksSummary) -> Checks {
     Checks {
         state: CheckState::of(summary.state),
         failing: summary.failing.clone(),
         pending: summary.pending.clone(),
     }
+    .without(review_core::status::STATUS_CONTEXT)
 }
 
 /// The system clock; its sleep shows a spinner, adds or takes off a random tenth, and ends

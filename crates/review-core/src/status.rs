@@ -20,6 +20,11 @@ use crate::plan::Plan;
 use crate::report::Outcome;
 use crate::watch::{CheckState, Checks};
 
+/// The context of the commit status `review status --publish` sets. The tool's own status is
+/// never one of the checks it decides on: a published `ACTION_REQUIRED` must not come back as a
+/// failing check.
+pub const STATUS_CONTEXT: &str = "review/status";
+
 /// The answer to "can this pull request be merged?".
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -285,6 +290,21 @@ impl fmt::Display for Note {
     }
 }
 
+impl Status {
+    /// One line for a commit status or a job summary: the verdict and its strongest reason,
+    /// at most `max` characters.
+    pub fn summary(&self, max: usize) -> String {
+        let line = match self.reasons.first() {
+            Some(r) if self.reasons.len() > 1 => {
+                format!("{}: {r} (+{} more)", self.verdict, self.reasons.len() - 1)
+            }
+            Some(r) => format!("{}: {r}", self.verdict),
+            None => self.verdict.as_str().to_owned(),
+        };
+        crate::text::visible_line(&line).chars().take(max).collect()
+    }
+}
+
 /// The verdict on a pull request, with everything that led to it.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -334,8 +354,9 @@ pub fn evaluate(input: &StatusInput<'_>) -> Status {
         reasons.push(Reason::ChangesRequested { by });
     }
 
-    let (failing, pending) = split_checks(input.checks, input.ignore_checks, &mut notes);
-    if !failing.is_empty() || (input.checks.state == CheckState::Red && no_names(input.checks)) {
+    let checks = input.checks.without(STATUS_CONTEXT);
+    let (failing, pending) = split_checks(&checks, input.ignore_checks, &mut notes);
+    if !failing.is_empty() || (checks.state == CheckState::Red && no_names(&checks)) {
         reasons.push(Reason::ChecksFailing { checks: failing });
     }
 
@@ -387,8 +408,7 @@ pub fn evaluate(input: &StatusInput<'_>) -> Status {
         }
     }
 
-    if !pending.is_empty() || (input.checks.state == CheckState::Pending && no_names(input.checks))
-    {
+    if !pending.is_empty() || (checks.state == CheckState::Pending && no_names(&checks)) {
         reasons.push(Reason::ChecksPending { checks: pending });
     }
     for b in input.bots.iter().filter(|b| b.expected) {

@@ -278,6 +278,42 @@ pub struct Checks {
     pub pending: Vec<String>,
 }
 
+impl Checks {
+    /// The checks without the one named `name` (the tool's own commit status), the state
+    /// worked out again from what is left: red if any failed, pending if any runs, else green
+    /// when there were checks at all.
+    pub fn without(&self, name: &str) -> Self {
+        let had_it = self.failing.iter().chain(&self.pending).any(|n| n == name);
+        if !had_it {
+            return self.clone();
+        }
+        let failing: Vec<String> = self
+            .failing
+            .iter()
+            .filter(|n| *n != name)
+            .cloned()
+            .collect();
+        let pending: Vec<String> = self
+            .pending
+            .iter()
+            .filter(|n| *n != name)
+            .cloned()
+            .collect();
+        let state = if !failing.is_empty() {
+            CheckState::Red
+        } else if !pending.is_empty() {
+            CheckState::Pending
+        } else {
+            CheckState::Green
+        };
+        Self {
+            state,
+            failing,
+            pending,
+        }
+    }
+}
+
 /// What a complete read of the PR found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Observation {

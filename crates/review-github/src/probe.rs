@@ -204,6 +204,44 @@ fn push_once(list: &mut Vec<String>, name: &str) {
     }
 }
 
+/// The state of a commit status, as GitHub spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitState {
+    /// `success`.
+    Success,
+    /// `failure`.
+    Failure,
+    /// `pending`.
+    Pending,
+    /// `error`.
+    Error,
+}
+
+impl CommitState {
+    /// GitHub's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Success => "success",
+            Self::Failure => "failure",
+            Self::Pending => "pending",
+            Self::Error => "error",
+        }
+    }
+}
+
+/// A commit status to set with [`Probe::set_status`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewStatus {
+    /// Its state.
+    pub state: CommitState,
+    /// Its context: the name a branch protection rule requires (`review/status`).
+    pub context: String,
+    /// One line (GitHub keeps at most 140 characters; longer is cut).
+    pub description: String,
+    /// A link shown beside it.
+    pub target_url: Option<String>,
+}
+
 /// What one poll found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -631,6 +669,78 @@ impl Probe {
             requests: round.requests,
             not_modified: round.not_modified,
         })
+    }
+
+    /// Sets the commit status `status` on commit `sha` of `repo` (`POST
+    /// /repos/{o}/{r}/statuses/{sha}`): one per context, the latest wins, so sending it again
+    /// is harmless and a failure in flight is retried. Needs a token that may write commit
+    /// statuses.
+    ///
+    /// # Errors
+    /// A [`ProbeError`]: the token refused (401, or 403/404 without the right), a commit the
+    /// repository does not have or a status GitHub refuses (422), GitHub unavailable.
+    pub async fn set_status(
+        &self,
+        repo: &RepoId,
+        sha: &str,
+        status: &NewStatus,
+    ) -> Result<(), ProbeError> {
+        if sha.is_empty() || sha.len() > 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(ProbeError::Build(format!(
+                "{:?} is not a commit id",
+                shorten(sha)
+            )));
+        }
+        let path = format!(
+            "{}/repos/{}/{}/statuses/{sha}",
+            self.prefix,
+            path_segment(&repo.owner),
+            path_segment(&repo.name)
+        );
+        let uri: http::Uri = path
+            .parse()
+            .map_err(|e| ProbeError::Build(format!("`{path}`: {e}")))?;
+        // GitHub refuses a description over 140 characters.
+        let description: String = status.description.chars().take(140).collect();
+        let mut body = serde_json::json!({
+            "state": status.state.as_str(),
+            "context": status.context,
+            "description": description,
+        });
+        if let Some(url) = &status.target_url {
+            body["target_url"] = serde_json::Value::from(url.as_str());
+        }
+        let request = Request {
+            method: Method::Post(&body),
+            path: uri,
+            timeout: self.policy.request_timeout,
+            repeat: Repeat::Safe,
+        };
+        let retries = Retries {
+            max_attempts: self.policy.max_attempts,
+            base_backoff: self.policy.base_backoff,
+            limits: Limits::Report,
+        };
+        self.transport
+            .send(
+                &request,
+                &retries,
+                None,
+                |_| {},
+                |answer| {
+                    if answer.status.is_success() {
+                        return Verdict::Done(());
+                    }
+                    Verdict::Fail(match answer.status {
+                        StatusCode::NOT_FOUND => ProbeError::NotFound { path: path.clone() },
+                        s => ProbeError::Http {
+                            status: s.as_u16(),
+                            message: error_message(&answer.body),
+                        },
+                    })
+                },
+            )
+            .await
     }
 
     /// Asks `path` (with the cached `ETag`, if any) and gives the summary, fresh or cached.

@@ -53,6 +53,12 @@ pub struct StatusArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 60, requires = "wait")]
     interval: u64,
 
+    /// Also set the verdict as the commit status `review/status` on the head (READY success,
+    /// WAITING pending, the rest failure), for a branch protection rule to require; needs a
+    /// token that may write commit statuses
+    #[arg(long)]
+    publish: bool,
+
     /// A bot to wait for until it reviewed the head (repeatable; also `expect-bots` in the
     /// config)
     #[arg(long = "expect-bot", value_name = "LOGIN")]
@@ -132,7 +138,7 @@ pub async fn run(args: StatusArgs) -> Result<(), CliError> {
         let report = StatusReport {
             schema_version: STATUS_SCHEMA_VERSION,
             pr: label,
-            status,
+            status: status.clone(),
             timed_out,
         };
         serde_json::to_string_pretty(&report).map_err(|e| CliError::Other {
@@ -143,6 +149,33 @@ pub async fn run(args: StatusArgs) -> Result<(), CliError> {
         render(&label, &status)
     };
     output::stdout(&text).map_err(CliError::Output)?;
+    if args.publish {
+        match review_app::status::publish(&live, &status).await {
+            Ok(state) => output::narrate(&format!(
+                "[status] set {} to {} on {}",
+                review_core::status::STATUS_CONTEXT,
+                match state {
+                    review_app::status::Published::Success => "success",
+                    review_app::status::Published::Pending => "pending",
+                    review_app::status::Published::Failure => "failure",
+                },
+                status.head_sha.get(..7).unwrap_or(&status.head_sha)
+            )),
+            Err(e) => {
+                return Err(CliError::GitHub {
+                    message: format!(
+                        "cannot set the commit status {}: {e}",
+                        review_core::status::STATUS_CONTEXT
+                    ),
+                    source: None,
+                    hint: Some(
+                        "the token needs write access to commit statuses (\"Commit statuses: write\" for a fine-grained token, `repo:status` for a classic one)"
+                            .to_owned(),
+                    ),
+                });
+            }
+        }
+    }
     match verdict {
         Verdict::Ready => Ok(()),
         other => Err(CliError::NotReady { verdict: other }),

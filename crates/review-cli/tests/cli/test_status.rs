@@ -242,3 +242,70 @@ fn bad_flags_are_usage_errors() {
     let out = env.run(&["status", "1", "--repo", "acme/widgets", "--timeout", "5"]);
     assert_eq!(out.code, 2, "--timeout needs --wait: {}", out.stderr);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_published_verdict_is_the_heads_commit_status_and_never_read_back_as_a_check() {
+    let env = TestEnvironment::new();
+    let github = github_with(
+        PrBuilder::new()
+            .thread("T1", "src/lib.rs", 3, &[(bot("coderabbitai"), CRITICAL)])
+            .build(),
+        vec![FakeCheck::passed("ci")],
+    )
+    .await;
+    let out = status(&env, &github, &["--publish"]);
+    assert_eq!(out.code, 8, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("set review/status to failure"),
+        "{}",
+        out.stderr
+    );
+    let posted = github.posted_statuses();
+    assert_eq!(posted.len(), 1);
+    assert_eq!(posted[0]["state"], "failure");
+    assert_eq!(posted[0]["context"], "review/status");
+    let description = posted[0]["description"].as_str().unwrap();
+    assert!(
+        description.starts_with("ACTION_REQUIRED: a bot finding to fix at src/lib.rs:3"),
+        "{description}"
+    );
+    assert!(description.chars().count() <= 140);
+
+    // The failing status it set is the tool's own: the next verdict is still about the finding,
+    // not CI_FAILING, and `watch` does not see red checks either.
+    let out = status(&env, &github, &["--json"]);
+    assert_eq!(out.code, 8, "{}", out.stdout);
+    assert_eq!(json(&out)["verdict"], "ACTION_REQUIRED");
+
+    // Once ready, the same context passes.
+    let ready = github_with(PrBuilder::new().build(), vec![FakeCheck::passed("ci")]).await;
+    assert_eq!(status(&env, &ready, &["--publish"]).code, 0);
+    assert_eq!(ready.posted_statuses()[0]["state"], "success");
+    assert_eq!(ready.posted_statuses()[0]["description"], "READY");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_that_may_not_write_statuses_prints_the_verdict_then_says_what_token_is_needed() {
+    let env = TestEnvironment::new();
+    let github = github_with(PrBuilder::new().build(), vec![FakeCheck::passed("ci")]).await;
+    github.read_only_token("test-token");
+    let out = status(&env, &github, &["--publish"]);
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert!(
+        out.stdout.contains(": READY"),
+        "the verdict is printed first: {}",
+        out.stdout
+    );
+    assert!(
+        out.stderr
+            .contains("cannot set the commit status review/status"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("Commit statuses: write"),
+        "{}",
+        out.stderr
+    );
+    assert!(github.posted_statuses().is_empty());
+}

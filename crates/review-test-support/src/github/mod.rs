@@ -308,6 +308,15 @@ impl FakeGitHub {
             })
             .mount(&server)
             .await;
+        Mock::given(method("POST"))
+            .and(wiremock::matchers::path_regex(
+                r"/repos/[^/]+/[^/]+/statuses/[^/]+$",
+            ))
+            .respond_with(rest::StatusResponder {
+                state: Arc::clone(&state),
+            })
+            .mount(&server)
+            .await;
         Mock::given(method("GET"))
             .respond_with(rest::RestResponder {
                 state: Arc::clone(&state),
@@ -502,7 +511,7 @@ impl FakeGitHub {
     /// Makes `token` read-only, as GitHub makes a workflow's token on a pull request from a fork:
     /// queries answer as usual, and every mutation field it sends fails with GitHub's
     /// `FORBIDDEN` error, "Resource not accessible by integration", its field `null` and
-    /// nothing applied.
+    /// nothing applied; a commit status it posts is refused with a 403 of the same words.
     pub fn read_only_token(&self, token: &str) {
         self.state().read_only.insert(token.to_owned());
     }
@@ -586,6 +595,11 @@ impl FakeGitHub {
     /// batch counts on its own). A reply absorbed by a pending review counts: GitHub accepted it.
     pub fn mutations(&self) -> Vec<Mutation> {
         self.state().mutations.clone()
+    }
+
+    /// The bodies of the commit statuses posted (`POST .../statuses/{sha}`), in order.
+    pub fn posted_statuses(&self) -> Vec<serde_json::Value> {
+        self.state().posted_statuses.clone()
     }
 
     /// Every REST request received, in order, faulted ones included.

@@ -1,4 +1,4 @@
-//! The REST side of the fake: the few `GET` routes a change probe asks, generated from the
+//! The REST side of the fake: the `GET` routes a change probe asks, generated from the
 //! stored pull requests, with GitHub's conditional requests (`ETag`, `If-None-Match`, `304`).
 //!
 //! Routes (under the server's root, or under `/api/v3` as on Enterprise Server):
@@ -11,6 +11,7 @@
 //! | `/repos/{o}/{r}/pulls/{n}/comments` | its review comments, thread by thread |
 //! | `/repos/{o}/{r}/commits/{sha}/check-runs` | `{total_count, check_runs}` |
 //! | `/repos/{o}/{r}/commits/{sha}/status` | the combined status `{state, statuses, ...}` |
+//! | `POST /repos/{o}/{r}/statuses/{sha}` | sets a commit status (one per context, the latest wins; `422` for a state GitHub does not know or a description over 140 characters) |
 //!
 //! Lists honour `per_page` (default 30, at most 100) and `page`, with a `Link` header naming
 //! the next page. Every `200` carries a weak `ETag` hashed from its body, so it changes exactly
@@ -199,6 +200,104 @@ impl Respond for RestResponder {
         }
         template
     }
+}
+
+/// The wiremock responder for `POST /repos/{o}/{r}/statuses/{sha}`: sets a commit status as
+/// GitHub does (one per context, the latest wins), so later reads of the commit's checks see
+/// it.
+#[derive(Debug)]
+pub(crate) struct StatusResponder {
+    pub state: Arc<Mutex<State>>,
+}
+
+impl Respond for StatusResponder {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let mut st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        st.rest.push(RestRecorded {
+            method: request.method.to_string(),
+            path: request.url.path().to_owned(),
+            if_none_match: None,
+            authorization: header(request, "authorization"),
+            accept: header(request, "accept"),
+            api_version: header(request, "x-github-api-version"),
+            status: 0,
+            charged: false,
+        });
+        let (status, template) = post_status(&mut st, request);
+        if let Some(last) = st.rest.last_mut() {
+            last.status = status;
+            last.charged = status == 201;
+        }
+        template
+    }
+}
+
+/// Sets the status a `POST .../statuses/{sha}` asks for, checking it as GitHub does.
+fn post_status(st: &mut State, request: &Request) -> (u16, ResponseTemplate) {
+    if let Some(refused) = refuse_without_user_agent(request) {
+        return refused;
+    }
+    let authorized = match (bearer(request), &st.token) {
+        (None, _) => false,
+        (Some(given), Some(wanted)) => &given == wanted,
+        (Some(_), None) => true,
+    };
+    if !authorized {
+        let body = json!({"message": "Bad credentials", "status": "401"});
+        return (401, json_template(st, 401, &body));
+    }
+    if bearer(request).is_some_and(|t| st.read_only.contains(&t)) {
+        let body = json!({"message": "Resource not accessible by integration", "status": "403"});
+        return (403, json_template(st, 403, &body));
+    }
+    let path = request.url.path();
+    let path = path.strip_prefix("/api/v3").unwrap_or(path);
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let ["repos", owner, name, "statuses", sha] = segments.as_slice() else {
+        return (404, json_template(st, 404, &not_found().1));
+    };
+    let Some((repo, _)) = st.repo(owner, name) else {
+        return (404, json_template(st, 404, &not_found().1));
+    };
+    let repo = repo.clone();
+    let body: Json = serde_json::from_slice(&request.body).unwrap_or(Json::Null);
+    let state = body.get("state").and_then(Json::as_str).unwrap_or("");
+    let context = body
+        .get("context")
+        .and_then(Json::as_str)
+        .unwrap_or("default");
+    let description = body.get("description").and_then(Json::as_str).unwrap_or("");
+    if !matches!(state, "error" | "failure" | "pending" | "success")
+        || description.chars().count() > 140
+    {
+        let body = json!({"message": "Validation Failed", "status": "422"});
+        return (422, json_template(st, 422, &body));
+    }
+    let Ok(mut checks) = checks_of(st, &repo, sha) else {
+        let body = json!({"message": format!("No commit found for SHA: {sha}"), "status": "422"});
+        return (422, json_template(st, 422, &body));
+    };
+    checks.retain(|c| !matches!(c, FakeCheck::Status { context: c, .. } if c == context));
+    checks.push(FakeCheck::Status {
+        context: context.to_owned(),
+        state: state.to_owned(),
+    });
+    for e in st
+        .prs
+        .iter_mut()
+        .filter(|e| e.pr.repo == repo && e.pr.head_sha.0 == *sha)
+    {
+        e.pr.checks = FakeCheck::rollup(&checks);
+    }
+    st.checks.insert((repo, (*sha).to_owned()), checks);
+    st.posted_statuses.push(body.clone());
+    let answer = json!({
+        "state": state,
+        "context": context,
+        "description": description,
+        "target_url": body.get("target_url").cloned().unwrap_or(Json::Null),
+    });
+    (201, json_template(st, 201, &answer))
 }
 
 /// A route of the REST API the fake serves.

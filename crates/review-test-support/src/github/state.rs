@@ -104,6 +104,8 @@ pub(crate) struct State {
     pub clock: u64,
     /// Named checks by repository and commit, as [`super::FakeGitHub::set_checks`] set them.
     pub checks: BTreeMap<(RepoId, String), Vec<FakeCheck>>,
+    /// The bodies of the commit statuses posted, in order.
+    pub posted_statuses: Vec<serde_json::Value>,
     /// Every REST request received, in order.
     pub rest: Vec<RestRecorded>,
     /// Files by repository and commit, then path: what `Repository.object` serves.
@@ -127,6 +129,7 @@ impl State {
             started: now(),
             clock: 0,
             checks: BTreeMap::new(),
+            posted_statuses: Vec::new(),
             rest: Vec::new(),
             files: BTreeMap::new(),
         }
