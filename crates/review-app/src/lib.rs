@@ -14,7 +14,11 @@
 //!   [`respond::ReplyOutcome`] per reply or resolve;
 //! - [`commit_round`]: the round's one commit after the checks, or the round set aside;
 //! - [`watch`]: the poll policy (the cheap change probe before a full read, late bots,
-//!   quiescence, the schedule).
+//!   quiescence, the schedule);
+//! - [`review_loop`]: the review loop (poll, judge, fix, commit the round, answer) until the
+//!   pull request closes, the polls are done or the user stops it, through its own ports (the
+//!   judge, the fixer, the watcher, the responder, the stop signal); one
+//!   [`review_loop::LoopOutcome`].
 //!
 //! Ports besides the core's `ReviewHost` and `Vcs`: [`ports`] (the decisions), [`watch_store`]
 //! (the watch state), [`narrator`], and each use-case's own (the reply ledger, the round's
@@ -33,6 +37,7 @@ pub mod error;
 pub mod narrator;
 pub mod ports;
 pub mod respond;
+pub mod review_loop;
 pub mod watch;
 pub mod watch_store;
 
