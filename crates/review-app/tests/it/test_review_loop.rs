@@ -216,6 +216,8 @@ struct ScriptedFixer<'a> {
     script: BTreeMap<&'static str, Does>,
     undone: Mutex<Vec<String>>,
     tasks: Mutex<Vec<FixTask>>,
+    /// Set: the run is asked to stop while the fixer works.
+    stops: Option<&'a Flag>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -231,6 +233,9 @@ impl FixRunner for ScriptedFixer<'_> {
             .lock()
             .expect("no test thread panicked")
             .push(task.clone());
+        if let Some(stop) = self.stops {
+            stop.0.store(true, Ordering::SeqCst);
+        }
         let edited = match self.script.get(task.thread_id.as_str()) {
             Some(Does::Edit(path, contents)) => {
                 self.tree.vcs.user_edit(path, contents);
@@ -425,6 +430,7 @@ impl World {
             script: script.iter().copied().collect(),
             undone: Mutex::new(Vec::new()),
             tasks: Mutex::new(Vec::new()),
+            stops: None,
         }
     }
 
@@ -667,6 +673,45 @@ async fn a_stop_while_judging_ends_with_the_summary_and_leaves_the_rest_pending(
         "nothing is posted after a stop"
     );
     assert_eq!(w.clock.sleeps(), 0);
+}
+
+#[tokio::test]
+async fn a_stop_while_fixing_undoes_the_fix_and_escalates_nothing() {
+    let w = World::new();
+    let judge = w.judge(&[("BOT1", Ok(VALID)), ("BOT2", Ok(FALSE_POSITIVE))]);
+    let mut fixer = w.fixer(&[("BOT1", Does::Edit("src/a.rs", "for i in 0..n {}"))]);
+    fixer.stops = Some(&w.stop);
+    let (watcher, responder) = (w.watcher(None), w.responder());
+    let outcome = w
+        .run(&judge, &fixer, &watcher, &responder, &settings(5))
+        .await;
+
+    assert_eq!(
+        outcome.stop,
+        Stop::Interrupted {
+            while_judging: false
+        }
+    );
+    assert!(outcome.summary.is_some());
+    assert_eq!(
+        *fixer.undone.lock().unwrap(),
+        ["src/a.rs"],
+        "the fix is undone"
+    );
+    assert_eq!(
+        w.tree.vcs.work_file("src/a.rs").as_deref(),
+        Some("for i in 0..n - 1 {}")
+    );
+    assert_eq!(
+        w.verdict("BOT1"),
+        Some(Verdict::Valid),
+        "tried again on the next run, not escalated"
+    );
+    assert!(w.tree.vcs.commits().is_empty());
+    assert!(
+        w.host.mutations().is_empty(),
+        "nothing is posted after a stop"
+    );
 }
 
 #[tokio::test]
