@@ -16,7 +16,11 @@
 //! - [`status`]: whether the pull request is ready (one verdict with its reasons), once or
 //!   waiting until it is no longer `WAITING`;
 //! - [`watch`]: the poll policy (the cheap change probe before a full read, late bots,
-//!   quiescence, the schedule).
+//!   quiescence, the schedule);
+//! - [`review_loop`]: the review loop (poll, judge, fix, commit the round, answer) until the
+//!   pull request closes, the polls are done or the user stops it, through its own ports (the
+//!   judge, the fixer, the watcher, the responder, the stop signal); one
+//!   [`review_loop::LoopOutcome`].
 //!
 //! Ports besides the core's `ReviewHost` and `Vcs`: [`ports`] (the decisions), [`watch_store`]
 //! (the watch state), [`narrator`], and each use-case's own (the reply ledger, the round's
@@ -35,6 +39,7 @@ pub mod error;
 pub mod narrator;
 pub mod ports;
 pub mod respond;
+pub mod review_loop;
 pub mod status;
 pub mod watch;
 pub mod watch_store;

@@ -19,6 +19,7 @@ mod github;
 mod judge;
 mod ledger;
 mod loop_files;
+mod looping;
 mod output;
 mod prereview;
 mod render;
