@@ -16,7 +16,7 @@ use crate::github::{self, Connection};
 use crate::output;
 
 /// The JSON `review status --json` prints.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusReport {
     /// The version of this format.
@@ -27,7 +27,7 @@ pub struct StatusReport {
     #[serde(flatten)]
     pub status: Status,
     /// With --wait: whether the wait ran out with the verdict still `WAITING`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timed_out: Option<bool>,
 }
 

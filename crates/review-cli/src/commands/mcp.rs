@@ -29,7 +29,7 @@ use crate::github;
 /// Serve the review tools to a coding agent over stdio (Model Context Protocol)
 ///
 /// Read tools: list_threads (paged, bodies trimmed and fenced), get_thread (one thread whole),
-/// plan_triage, watch_once. With --allow-writes also: apply_triage, resolve_thread,
+/// plan_triage, watch_once, pr_status. With --allow-writes also: apply_triage, resolve_thread,
 /// reply_thread, record_verdicts, respond. Every tool takes the pull request as `pr` (a number
 /// or URL) and refuses what the command line refuses: a person's thread is never resolved or
 /// answered. Configure it in an agent, for example:
@@ -45,7 +45,8 @@ pub struct McpArgs {
     #[arg(long, value_name = "OWNER/NAME")]
     repo: Option<String>,
 
-    /// Offer only these groups of tools, comma-separated: `read` (list_threads, get_thread),
+    /// Offer only these groups of tools, comma-separated: `read` (list_threads, get_thread,
+    /// pr_status),
     /// `triage` (plan_triage; with --allow-writes apply_triage, resolve_thread), `loop`
     /// (watch_once; with --allow-writes record_verdicts, respond, reply_thread) [default: all]
     #[arg(long, value_name = "SETS", value_delimiter = ',', value_enum)]
@@ -62,7 +63,7 @@ pub struct McpArgs {
 /// A group of tools (`--toolsets`), so a host can keep its list short.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Toolset {
-    /// Reading threads: list_threads, get_thread.
+    /// Reading threads and the verdict: list_threads, get_thread, pr_status.
     Read,
     /// The triage workflow: plan_triage, apply_triage, resolve_thread.
     Triage,
@@ -74,7 +75,7 @@ impl Toolset {
     /// The tools of this group.
     fn tools(self) -> &'static [&'static str] {
         match self {
-            Self::Read => &["list_threads", "get_thread"],
+            Self::Read => &["list_threads", "get_thread", "pr_status"],
             Self::Triage => &["plan_triage", "apply_triage", "resolve_thread"],
             Self::Loop => &["watch_once", "record_verdicts", "respond", "reply_thread"],
         }
@@ -524,6 +525,7 @@ impl ReviewServer {
         shape: Shape,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        let options_are_status = options.first().is_some_and(|o| o == "status");
         let mut args = options;
         if let Some(repo) = &self.repo {
             args.extend(["--repo".to_owned(), repo.clone()]);
@@ -601,7 +603,9 @@ impl ReviewServer {
                 )
                 .await;
         }
-        if code == 0 {
+        // `review status` says its verdict in its exit code too: each is an answer.
+        let verdict = options_are_status && (8..=11).contains(&code);
+        if code == 0 || verdict {
             return match shape(&stdout) {
                 Ok(value) => Ok(CallToolResult::structured(value)),
                 Err(e) => Err(ErrorData::internal_error(
@@ -817,6 +821,35 @@ impl ReviewServer {
                     vec!["triage".into(), "--json".into(), "--no-apply".into()],
                     vec![pr],
                     json_of::<review_core::report::Report>,
+                    &context,
+                )
+                .await
+            }
+            Err(why) => refuse(why),
+        }
+    }
+
+    #[tool(
+        description = "Whether the pull request can be merged, as `review status --json`: one verdict (BLOCKED > CI_FAILING > ACTION_REQUIRED > WAITING > READY) with every reason behind it, notes, and each bot's standing on the head (reviewed, reviewing, quota spent, paused, never seen). Nothing changes.",
+        output_schema = output::<crate::statusing::StatusReport>(),
+        annotations(
+            title = "Is it ready?",
+            read_only_hint = true,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
+    )]
+    async fn pr_status(
+        &self,
+        Parameters(p): Parameters<PrParam>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        match self.check_pr(&p.pr) {
+            Ok(pr) => {
+                self.run(
+                    vec!["status".into(), "--json".into()],
+                    vec![pr],
+                    json_of::<crate::statusing::StatusReport>,
                     &context,
                 )
                 .await

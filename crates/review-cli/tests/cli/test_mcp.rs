@@ -208,6 +208,7 @@ async fn an_agent_lists_plans_and_is_refused_on_a_persons_thread() {
         "get_thread",
         "plan_triage",
         "watch_once",
+        "pr_status",
         "resolve_thread",
         "reply_thread",
         "respond",
@@ -244,6 +245,20 @@ async fn an_agent_lists_plans_and_is_refused_on_a_persons_thread() {
         "the person's thread: {report}"
     );
     assert!(github.mutations().is_empty(), "planning changes nothing");
+
+    // The verdict is an answer whatever it is: the person's thread waits for the author.
+    let (error, text) = session.call("pr_status", &json!({"pr": "1"}));
+    assert!(!error, "{text}");
+    let status: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(status["verdict"], "ACTION_REQUIRED", "{status}");
+    assert!(
+        status["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["kind"] == "person_waiting"),
+        "{status}"
+    );
 
     let (error, text) = session.call("resolve_thread", &json!({"pr": "1", "thread_id": "HUM"}));
     assert!(error, "a person's thread must be refused: {text}");
@@ -343,9 +358,10 @@ async fn the_server_names_itself_and_each_tools_annotations_are_true() {
     }
     let listed = session.request("tools/list", &json!({}));
     let tools = listed["result"]["tools"].as_array().unwrap().clone();
-    assert_eq!(tools.len(), 9);
+    assert_eq!(tools.len(), 10);
     let calls = [
         ("list_threads", json!({"pr": "1"})),
+        ("pr_status", json!({"pr": "1"})),
         ("get_thread", json!({"pr": "1", "thread_id": "NIT"})),
         ("plan_triage", json!({"pr": "1"})),
         ("watch_once", json!({"pr": "1"})),
@@ -451,6 +467,7 @@ async fn toolsets_filter_the_tools_and_the_judge_prompts_are_served() {
         [
             "get_thread",
             "list_threads",
+            "pr_status",
             "record_verdicts",
             "reply_thread",
             "respond",
@@ -884,7 +901,7 @@ async fn the_official_typescript_client_connects_lists_and_calls() {
             .contains("Threads a person took part in")
     );
     let tools = seen["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 4, "the read-only server: {tools:?}");
+    assert_eq!(tools.len(), 5, "the read-only server: {tools:?}");
     for t in tools {
         assert_eq!(t["outputSchema"], true, "{t}");
         assert!(t["readOnly"].is_boolean(), "{t}");
