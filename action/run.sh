@@ -82,6 +82,17 @@ if [[ "$apply" == "true" && "$fork" == "true" && "$event_name" != "pull_request_
   plan_only_because="this pull request comes from a fork (${head_repo:-a deleted repository}), and on a \`${event_name:-pull_request}\` event GitHub gives the workflow a read-only token"
 fi
 
+# The `status` input: "true" adds the verdict of `review status` to the outputs and the summary;
+# "publish" also sets it as the commit status review/status on the head (the workflow needs
+# `permissions: statuses: write`).
+case "${REVIEW_STATUS:-false}" in
+  true|publish|false|"") ;;
+  *)
+    echo "::error title=review: status::$(escape "status is \"${REVIEW_STATUS}\": use \"true\", \"publish\" or \"false\"")"
+    exit 2
+    ;;
+esac
+
 args=(triage "$pr" --repo "$repo")
 if [[ "$apply" == "true" ]]; then
   args+=(--apply)
@@ -184,6 +195,36 @@ PY
 )"; then
   printf '%s\n' "$counts" >> "$outputs"
 fi
+
+# The verdict, after the triage (which may have resolved threads: GitHub runs no workflow for
+# that, so the status is refreshed here).
+verdict=""
+if [[ "${REVIEW_STATUS:-false}" == "true" || "${REVIEW_STATUS:-false}" == "publish" ]]; then
+  status_args=(status "$pr" --repo "$repo" --json)
+  if [[ "$REVIEW_STATUS" == "publish" ]]; then
+    status_args+=(--publish)
+  fi
+  status_file="$tmp/review-status.json"
+  echo "::stop-commands::$stop"
+  set +e
+  { review "${status_args[@]}" 2>&1 >"$status_file" | tee -a "$errors" >&2; }
+  verdict_code=${PIPESTATUS[0]}
+  set -e
+  echo "::$stop::"
+  if [[ $verdict_code -eq 0 || ( $verdict_code -ge 8 && $verdict_code -le 11 ) ]]; then
+    verdict="$(python3 - "$status_file" <<'PY'
+import json, sys
+with open(sys.argv[1], encoding="utf-8") as f:
+    print(json.load(f)["verdict"])
+PY
+)"
+    # shellcheck disable=SC2016 # backquotes are Markdown here
+    printf '\n**Status**: `%s` (`review status`)\n' "$verdict" >> "$summary"
+  else
+    echo "::warning title=review status failed (exit $verdict_code)::$(escape "$(grep -E '^(error:|hint:)' "$errors" | tail -n 4 || true)")"
+  fi
+fi
+output status "$verdict"
 
 if [[ $status -ne 0 && $status -ne 7 ]]; then
   # The failure, visible in the log's annotations and in the job summary: `review`'s error

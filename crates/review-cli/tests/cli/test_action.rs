@@ -1358,3 +1358,51 @@ fn the_version_names_the_commit_and_the_target() {
         "{text}: a {arch} {os} target"
     );
 }
+
+/// The `status` input: the verdict after the triage in the outputs and the summary, never a
+/// failed step; `publish` sets it as the head's commit status; anything else is refused.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_status_input_adds_the_verdict_and_can_publish_it() {
+    let runner = Runner::new(Event::PullRequest);
+    let github = fake().await;
+    let run = runner.triage(&[("status", "true")], &github);
+    assert_eq!(
+        run.code,
+        0,
+        "a verdict never fails the step: {}",
+        run.explain()
+    );
+    assert_eq!(
+        run.outputs["status"],
+        "ACTION_REQUIRED",
+        "mei's question waits for the author: {}",
+        run.explain()
+    );
+    assert!(
+        run.summary.contains("**Status**: `ACTION_REQUIRED`"),
+        "{}",
+        run.explain()
+    );
+    assert!(
+        github.posted_statuses().is_empty(),
+        "`true` publishes nothing"
+    );
+
+    let run = runner.triage(&[("status", "publish")], &github);
+    assert_eq!(run.code, 0, "{}", run.explain());
+    let posted = github.posted_statuses();
+    assert_eq!(posted.len(), 1, "{}", run.explain());
+    assert_eq!(posted[0]["context"], "review/status");
+    assert_eq!(posted[0]["state"], "failure");
+
+    let run = runner.triage(&[], &github);
+    assert_eq!(run.outputs["status"], "", "no verdict without the input");
+
+    let run = runner.triage(&[("status", "yes")], &github);
+    assert_eq!(run.code, 2, "{}", run.explain());
+    assert!(
+        run.stdout.contains("use \\\"true\\\"") || run.stdout.contains("status is"),
+        "{}",
+        run.explain()
+    );
+}
