@@ -11,7 +11,6 @@ use review_core::watch::{
     OutOfDiff, OutOfDiffFinding, Sticky, ThreadFinding,
 };
 
-use crate::markup::contains_ci;
 use crate::{Family, ThreadlessKind, fingerprint, identify, read, reviewed_commit};
 
 /// The watcher's view of `pr`. Comments the tool itself posted (they carry its idempotency
@@ -150,7 +149,11 @@ pub fn observe(pr: &PullRequest, automation: &AutomationSettings) -> Observation
             digest: format!("{:016x}", fingerprint::fnv1a(&[c.body.as_bytes()])),
         });
     }
-    obs.copilot_quota = copilot_quota(pr, automation);
+    obs.quota_spent = crate::standing::standings(pr, automation, &[])
+        .into_iter()
+        .filter(|b| matches!(b.state, review_core::status::BotState::QuotaSpent { .. }))
+        .map(|b| b.bot)
+        .collect();
     obs
 }
 
@@ -213,40 +216,6 @@ fn doctor(
         errors,
         warnings: found.iter().filter(|d| !d.error).count(),
     });
-}
-
-/// Whether Copilot's latest review or comment says its quota is spent.
-fn copilot_quota(pr: &PullRequest, automation: &AutomationSettings) -> bool {
-    let pr_author = pr.author.as_ref();
-    let reviews = pr
-        .reviews
-        .iter()
-        .filter(|r| r.state != ReviewState::Pending)
-        .map(|r| {
-            (
-                r.submitted_at.as_deref().unwrap_or(""),
-                r.author.as_ref(),
-                r.body.as_str(),
-            )
-        });
-    let comments = pr
-        .comments
-        .iter()
-        .map(|c| (c.created_at.as_str(), c.author.as_ref(), c.body.as_str()));
-    reviews
-        .chain(comments)
-        .filter(|(_, author, body)| {
-            identify(*author, body, pr_author, automation) == Some(Family::Copilot)
-        })
-        .max_by(|a, b| a.0.cmp(b.0))
-        .is_some_and(|(_, _, body)| is_quota_notice(body))
-}
-
-/// Whether a Copilot text is a quota notice rather than a review.
-fn is_quota_notice(body: &str) -> bool {
-    ["quota", "usage limit", "premium request", "rate limit"]
-        .iter()
-        .any(|w| contains_ci(body, w))
 }
 
 /// The key the watcher knows a bot by, from its login (`coderabbitai`, `coderabbitai[bot]`,

@@ -32,16 +32,13 @@ use crate::text::counted;
 pub type ProbeMemo = serde_json::Value;
 
 /// The version of the state file's format.
-pub const STATE_VERSION: u32 = 1;
+pub const STATE_VERSION: u32 = 2;
 
 /// At this repost count the loop escalates instead of answering again.
 pub const REPOST_LIMIT: u32 = 3;
 
 /// The reviewed-head value meaning "reviewed after the last push".
 pub const REVIEWED_AFTER_PUSH: &str = "timestamp";
-
-/// The bot key of GitHub Copilot's reviewer.
-pub const COPILOT: &str = "copilot";
 
 /// Whether a thread is a bot's or a person took part.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -329,8 +326,9 @@ pub struct Observation {
     pub out_of_diff: Vec<OutOfDiff>,
     /// Every bot review or summary, one entry each.
     pub activity: Vec<BotActivity>,
-    /// Whether Copilot's latest word is a quota notice.
-    pub copilot_quota: bool,
+    /// The bots whose latest word is a quota or rate-limit notice (the comment reader decides
+    /// what a notice is), by key.
+    pub quota_spent: BTreeSet<String>,
     /// Automated top-level comments.
     pub stickies: Vec<Sticky>,
     /// The latest diagnostics report comment (React Doctor's), if any.
@@ -389,9 +387,9 @@ pub struct Announced {
     /// Sticky comments, with the digest announced.
     #[serde(default)]
     pub stickies: BTreeMap<String, String>,
-    /// Whether Copilot's quota notice was announced.
+    /// The bots whose quota notice was announced.
     #[serde(default)]
-    pub copilot_quota: bool,
+    pub quota_spent: BTreeSet<String>,
 }
 
 /// The watcher's state file: `<common dir>/review/pulls/OWNER/NAME/N/watch.json`.
@@ -424,8 +422,11 @@ pub struct WatchState {
     pub reviewed_head: BTreeMap<String, String>,
     /// The bots quiescence waits for.
     pub expected_bots: Vec<String>,
-    /// False once Copilot said its quota is spent.
-    pub copilot_expected: bool,
+    /// The bots whose latest word says their quota is spent: quiescence does not wait for
+    /// them. (Version 1 kept `copilotExpected` instead; it is read again from the next full
+    /// read.)
+    #[serde(default)]
+    pub quota_spent: BTreeSet<String>,
     /// The head's checks.
     pub checks: Checks,
     /// Whether QUIESCENT was announced for the current stretch of quiescence.
@@ -475,8 +476,8 @@ pub enum EventKind {
     ChecksRed,
     /// Checks stopped being red.
     ChecksClear,
-    /// Copilot said its quota is spent.
-    CopilotQuota,
+    /// A bot said its quota is spent (its items: the bots).
+    QuotaSpent,
     /// A bot posted or edited its sticky report comment.
     StickyReport,
     /// A diagnostics report (React Doctor's) was posted or rewritten: its errors are findings.
@@ -496,7 +497,7 @@ impl EventKind {
             Self::Pushed => "PUSHED",
             Self::ChecksRed => "CHECKS_RED",
             Self::ChecksClear => "CHECKS_CLEAR",
-            Self::CopilotQuota => "COPILOT_QUOTA",
+            Self::QuotaSpent => "QUOTA_SPENT",
             Self::StickyReport => "STICKY_REPORT",
             Self::Doctor => "DOCTOR",
             Self::Quiescent => "QUIESCENT",
@@ -581,7 +582,6 @@ pub fn observe(
     let mut state = prev.cloned().unwrap_or_else(|| WatchState {
         version: STATE_VERSION,
         pr: pr.to_owned(),
-        copilot_expected: true,
         ..WatchState::default()
     });
     state.version = STATE_VERSION;
@@ -799,16 +799,28 @@ pub fn observe(
     }
     state.doctor = obs.doctor;
 
-    // Copilot's quota.
-    state.copilot_expected = !obs.copilot_quota;
-    if obs.copilot_quota && !state.announced.copilot_quota {
-        events.push(Event::new(
-            EventKind::CopilotQuota,
-            vec![COPILOT.to_owned()],
-            "Copilot reports its quota is spent: quiescence does not wait for it".to_owned(),
-        ));
+    // Quotas: each bot whose quota notice is new is announced once, again after it stopped
+    // being its latest word.
+    let newly: Vec<String> = obs
+        .quota_spent
+        .difference(&state.announced.quota_spent)
+        .cloned()
+        .collect();
+    if !newly.is_empty() {
+        let detail = format!(
+            "{} {} its quota is spent: quiescence does not wait for {}",
+            newly.join(", "),
+            if newly.len() == 1 {
+                "reports"
+            } else {
+                "report"
+            },
+            if newly.len() == 1 { "it" } else { "them" }
+        );
+        events.push(Event::new(EventKind::QuotaSpent, newly, detail));
     }
-    state.announced.copilot_quota = obs.copilot_quota;
+    state.announced.quota_spent.clone_from(&obs.quota_spent);
+    state.quota_spent = obs.quota_spent;
 
     // Who reviewed what.
     let mut latest: BTreeMap<&str, &BotActivity> = BTreeMap::new();
@@ -934,7 +946,7 @@ pub fn quiescence(
     let mut q = Quiescence::default();
     let since_push = crate::time::parse_rfc3339(&state.head_seen_at).map_or(0, |t| now - t);
     for bot in &state.expected_bots {
-        if bot == COPILOT && !state.copilot_expected {
+        if state.quota_spent.contains(bot) {
             continue;
         }
         let done = state

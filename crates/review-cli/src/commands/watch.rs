@@ -16,7 +16,7 @@ use crate::output;
 /// Watch a pull request for review activity, printing one JSON event per line
 ///
 /// Events: NEW_FINDINGS, OUT_OF_DIFF, REPOST, HUMAN_COMMENT, PUSHED, CHECKS_RED, CHECKS_CLEAR,
-/// COPILOT_QUOTA, STICKY_REPORT, QUIESCENT. Each names what changed; the detail is in the state
+/// QUOTA_SPENT, STICKY_REPORT, QUIESCENT. Each names what changed; the detail is in the state
 /// file (`.git/review/pulls/OWNER/NAME/N/watch.json`, shared by worktrees), which only the
 /// watcher writes. A poll first asks GitHub's REST API whether anything moved, with ETags (answers of
 /// 304 cost nothing), and reads the threads over GraphQL only when something did, every

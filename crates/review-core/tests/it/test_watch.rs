@@ -376,10 +376,40 @@ fn copilot_quota_stops_the_wait_for_copilot() {
     let (s, e) = poll(None, o.clone(), &d, t0());
     assert!(!e.contains(&EventKind::Quiescent), "waits for copilot");
     assert!(!s.quiescent);
-    o.copilot_quota = true;
+    o.quota_spent.insert("copilot".to_owned());
     let (s2, e2) = poll(Some(&s), o, &d, t0() + 60);
-    assert_eq!(e2, vec![EventKind::CopilotQuota, EventKind::Quiescent]);
-    assert!(!s2.copilot_expected);
+    assert_eq!(e2, vec![EventKind::QuotaSpent, EventKind::Quiescent]);
+    assert!(s2.quota_spent.contains("copilot"));
+}
+
+#[test]
+fn any_bots_quota_notice_stops_the_wait_for_it_and_is_announced_once_per_notice() {
+    let d = Decisions::default();
+    let o = obs(HEAD, vec![]);
+    let settings = WatchSettings {
+        expected_bots: vec!["coderabbit".to_owned(), "gemini".to_owned()],
+        late_after_secs: 3600,
+    };
+    let poll_with = |prev: Option<&WatchState>, o: Observation, at: i64| {
+        let (s, e) = observe(prev, o, &d, &settings, PR, at);
+        (s, kinds(&e))
+    };
+    let (s, e) = poll_with(None, o.clone(), t0());
+    assert!(!e.contains(&EventKind::Quiescent), "waits for both");
+    let mut spent = o.clone();
+    spent.quota_spent.insert("coderabbit".to_owned());
+    let (s, e) = poll_with(Some(&s), spent.clone(), t0() + 60);
+    assert_eq!(e, vec![EventKind::QuotaSpent], "gemini is still awaited");
+    let q = quiescence(&s, &d, &settings, t0() + 60);
+    assert_eq!(q.waiting.len(), 1, "{:?}", q.waiting);
+    assert!(q.waiting[0].starts_with("gemini"), "{:?}", q.waiting);
+    let (s, e) = poll_with(Some(&s), spent.clone(), t0() + 120);
+    assert!(!e.contains(&EventKind::QuotaSpent), "announced once: {e:?}");
+    // The notice is no longer its latest word, then comes back: announced again.
+    let (s, _) = poll_with(Some(&s), o, t0() + 180);
+    assert!(s.quota_spent.is_empty());
+    let (_, e) = poll_with(Some(&s), spent, t0() + 240);
+    assert_eq!(e, vec![EventKind::QuotaSpent]);
 }
 
 proptest! {
