@@ -33,6 +33,7 @@ pub mod error;
 pub mod narrator;
 pub mod ports;
 pub mod respond;
+pub mod triage;
 pub mod watch;
 pub mod watch_store;
 

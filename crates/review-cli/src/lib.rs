@@ -20,11 +20,13 @@ mod judge;
 mod ledger;
 mod loop_files;
 mod output;
+mod outputs;
 mod prereview;
 mod render;
 mod replying;
 mod round;
 mod state;
+mod triaging;
 mod watching;
 
 /// Runs `review` with the process's arguments and returns its exit code: parses the command

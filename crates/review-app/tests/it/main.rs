@@ -4,4 +4,5 @@ mod test_architecture;
 mod test_commit_round;
 mod test_decide;
 mod test_respond;
+mod test_triage;
 mod test_watch;
