@@ -12,14 +12,18 @@
 //!   a person's thread never replied to, through the review host and `respond`'s own ports
 //!   (the reply ledger, the loop's files, the fix history, the re-reads, a narrator); one
 //!   [`respond::ReplyOutcome`] per reply or resolve;
+//! - [`triage`]: every unresolved thread classified, planned, judged within the hard gates and,
+//!   with consent, carried out (fixes committed, nits and landed fixes resolved, the fix commits
+//!   pushed and their threads resolved), a person's thread never acted on; a typed
+//!   [`triage::Outcome`] with the threads whose fix waits for a push;
 //! - [`commit_round`]: the round's one commit after the checks, or the round set aside;
 //! - [`watch`]: the poll policy (the cheap change probe before a full read, late bots,
 //!   quiescence, the schedule).
 //!
 //! Ports besides the core's `ReviewHost` and `Vcs`: [`ports`] (the decisions), [`watch_store`]
 //! (the watch state), [`narrator`], and each use-case's own (the reply ledger, the round's
-//! working tree and checks, the change probe, the full read, the clock). Async ports return
-//! plain futures: the caller runs them on its own executor.
+//! working tree and checks, the change probe, the full read, the clock, triage's judge, prompt
+//! and pusher). Async ports return plain futures: the caller runs them on its own executor.
 //!
 //! # Stability
 //!
