@@ -1,9 +1,10 @@
 //! `review triage`'s adapters of `review_app::triage`'s ports: the judge command
 //! ([`CommandJudge`], with the files it gets as evidence), the push to the PR's branch
 //! ([`GitPusher`]), the terminal's question about a fix in a person's thread ([`Terminal`]);
-//! and the steps around the use-case that need the local machine: the recorded snapshot
-//! ([`read_snapshot`]), the fix journal ([`journaled`]), the `--substep` JSON
-//! ([`substep_json`]) and the use-case's errors in the command line's terms ([`cli_error`]).
+//! and the steps around the use-case that need the local machine: the read of the pull request
+//! ([`read_recorded`], [`read_live`]), the checkout ([`checkout`], with the fix journal:
+//! [`journaled`]), the `--substep` JSON ([`substep_json`]) and the use-case's errors in the
+//! command line's terms ([`cli_error`]).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -16,9 +17,10 @@ use review_app::triage::{
 use review_app::{AppError, ErrorKind};
 use review_core::model::{PullRequest, RepoId, ThreadId};
 use review_core::snapshot;
-use review_core::text::{visible, visible_line};
+use review_core::text::{counted, visible, visible_line};
 use review_github::reader::{ReadError, Reader};
 
+use crate::commands::common;
 use crate::error::CliError;
 use crate::git::GitVcs;
 use crate::github;
@@ -66,6 +68,73 @@ pub fn read_snapshot(
         ));
     }
     Ok(pr)
+}
+
+/// Step 1 with `--input`: the recorded snapshot at `path` ([`read_snapshot`]), said so.
+pub fn read_recorded(
+    path: &Path,
+    number: Option<u64>,
+    repo: Option<&RepoId>,
+) -> Result<PullRequest, CliError> {
+    let read = read_snapshot(path, number, repo)?;
+    output::narrate(&format!(
+        "[triage] step 1 — read PR #{} ({}) from {}, a recorded snapshot at {}",
+        read.number,
+        read.repo,
+        path.display(),
+        read.head_sha.short()
+    ));
+    Ok(read)
+}
+
+/// Step 1 on GitHub: the connection to the PR (`pr`, `repo` as given, else found the `gh` way)
+/// and the PR read whole, with a spinner meanwhile and what the read cost said.
+pub async fn read_live(
+    pr: Option<&str>,
+    repo: Option<&str>,
+) -> Result<(github::Connection, PullRequest), CliError> {
+    let conn = github::connect(pr, repo, &common::cwd()?).await?;
+    output::narrate(&format!(
+        "[triage] step 1 — reading PR #{} ({}) from GitHub",
+        conn.number, conn.repo
+    ));
+    let spinner = output::Spinner::start(&format!("reading PR #{}", conn.number));
+    let read = Reader::new(&conn.client)
+        .pull_request(&conn.repo, conn.number)
+        .await
+        .map_err(github::read_error)?;
+    drop(spinner);
+    let stats = conn.client.stats();
+    output::narrate(&format!(
+        "[triage] step 1 — read {} at {} in {} ({})",
+        counted(read.threads.len(), "thread", "threads"),
+        read.head_sha.short(),
+        counted(stats.requests, "request", "requests"),
+        counted(stats.points, "point", "points")
+    ));
+    Ok((conn, read))
+}
+
+/// The local checkout of the current directory, with the audit log, and with `apply` the fix
+/// journal (a killed run's edits recovered: [`journaled`]). Outside a clone: none for a plan,
+/// a usage error with `apply` (fixes are made in a checkout).
+pub fn checkout(pr: &PullRequest, apply: bool) -> Result<Option<GitVcs>, CliError> {
+    match GitVcs::open(&common::cwd()?) {
+        Ok(vcs) => {
+            let audit = crate::audit::Audit::new(Some(&vcs), &pr.repo, pr.number);
+            let vcs = vcs.with_audit(audit);
+            if apply {
+                Ok(Some(journaled(vcs, pr)?))
+            } else {
+                Ok(Some(vcs))
+            }
+        }
+        Err(e) if apply => Err(CliError::Usage {
+            message: format!("--apply makes fixes in a local checkout of the PR: {e}"),
+            hint: Some("run it inside a clone, with the PR's branch checked out".to_owned()),
+        }),
+        Err(_) => Ok(None),
+    }
 }
 
 /// The files `threads` are on, at the PR head, for the judge: through the API when connected

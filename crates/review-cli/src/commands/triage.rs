@@ -384,38 +384,10 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     let narrator = output::Narrate;
     let mut connection = None;
     let mut pr = match &settings.source {
-        Source::Snapshot { path, pr, repo } => {
-            let read = triaging::read_snapshot(path, *pr, repo.as_ref())?;
-            output::narrate(&format!(
-                "[triage] step 1 — read PR #{} ({}) from {}, a recorded snapshot at {}",
-                read.number,
-                read.repo,
-                path.display(),
-                read.head_sha.short()
-            ));
-            read
-        }
+        Source::Snapshot { path, pr, repo } => triaging::read_recorded(path, *pr, repo.as_ref())?,
         Source::Live { pr, repo } => {
-            let conn = github::connect(pr.as_deref(), repo.as_deref(), &common::cwd()?).await?;
-            let conn = connection.insert(conn);
-            output::narrate(&format!(
-                "[triage] step 1 — reading PR #{} ({}) from GitHub",
-                conn.number, conn.repo
-            ));
-            let spinner = output::Spinner::start(&format!("reading PR #{}", conn.number));
-            let read = Reader::new(&conn.client)
-                .pull_request(&conn.repo, conn.number)
-                .await
-                .map_err(github::read_error)?;
-            drop(spinner);
-            let stats = conn.client.stats();
-            output::narrate(&format!(
-                "[triage] step 1 — read {} at {} in {} ({})",
-                counted(read.threads.len(), "thread", "threads"),
-                read.head_sha.short(),
-                counted(stats.requests, "request", "requests"),
-                counted(stats.points, "point", "points")
-            ));
+            let (conn, read) = triaging::read_live(pr.as_deref(), repo.as_deref()).await?;
+            connection = Some(conn);
             read
         }
     };
@@ -476,26 +448,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     // The local checkout: where fixes are made, and where earlier fixes are found.
     let vcs = match &settings.source {
         Source::Snapshot { .. } => None,
-        Source::Live { .. } => match GitVcs::open(&common::cwd()?) {
-            Ok(vcs) => {
-                let audit = crate::audit::Audit::new(Some(&vcs), &pr.repo, pr.number);
-                let vcs = vcs.with_audit(audit);
-                if settings.apply {
-                    Some(triaging::journaled(vcs, &pr)?)
-                } else {
-                    Some(vcs)
-                }
-            }
-            Err(e) if settings.apply => {
-                return Err(CliError::Usage {
-                    message: format!("--apply makes fixes in a local checkout of the PR: {e}"),
-                    hint: Some(
-                        "run it inside a clone, with the PR's branch checked out".to_owned(),
-                    ),
-                });
-            }
-            Err(_) => None,
-        },
+        Source::Live { .. } => triaging::checkout(&pr, settings.apply)?,
     };
     // What the gate knows of this PR: the repository's bot logins, the account the tool posts
     // as, its own comments (ledger) and the threads it resolved (audit log).
