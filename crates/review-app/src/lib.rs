@@ -12,6 +12,10 @@
 //!   a person's thread never replied to, through the review host and `respond`'s own ports
 //!   (the reply ledger, the loop's files, the fix history, the re-reads, a narrator); one
 //!   [`respond::ReplyOutcome`] per reply or resolve;
+//! - [`triage`]: every unresolved thread classified, planned, judged within the hard gates and,
+//!   with consent, carried out (fixes committed, nits and landed fixes resolved, the fix commits
+//!   pushed and their threads resolved), a person's thread never acted on; a typed
+//!   [`triage::Outcome`] with the threads whose fix waits for a push;
 //! - [`commit_round`]: the round's one commit after the checks, or the round set aside;
 //! - [`status`]: whether the pull request is ready (one verdict with its reasons), once or
 //!   waiting until it is no longer `WAITING`;
@@ -24,8 +28,8 @@
 //!
 //! Ports besides the core's `ReviewHost` and `Vcs`: [`ports`] (the decisions), [`watch_store`]
 //! (the watch state), [`narrator`], and each use-case's own (the reply ledger, the round's
-//! working tree and checks, the change probe, the full read, the clock). Async ports return
-//! plain futures: the caller runs them on its own executor.
+//! working tree and checks, the change probe, the full read, the clock, triage's judge, prompt
+//! and pusher). Async ports return plain futures: the caller runs them on its own executor.
 //!
 //! # Stability
 //!
@@ -41,6 +45,7 @@ pub mod ports;
 pub mod respond;
 pub mod review_loop;
 pub mod status;
+pub mod triage;
 pub mod watch;
 pub mod watch_store;
 

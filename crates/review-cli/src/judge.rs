@@ -22,8 +22,6 @@ use review_core::post;
 use review_core::rules::Class;
 use review_core::signals::{SignalSet, Signals};
 
-pub use review_core::judge::candidates;
-
 use crate::output;
 
 /// The version of the judge's input, raised when a field changes meaning or goes away.

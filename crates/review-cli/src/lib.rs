@@ -21,12 +21,14 @@ mod ledger;
 mod loop_files;
 mod looping;
 mod output;
+mod outputs;
 mod prereview;
 mod render;
 mod replying;
 mod round;
 mod state;
 mod statusing;
+mod triaging;
 mod watching;
 
 /// Runs `review` with the process's arguments and returns its exit code: parses the command

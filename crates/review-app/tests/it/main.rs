@@ -5,4 +5,5 @@ mod test_commit_round;
 mod test_decide;
 mod test_respond;
 mod test_review_loop;
+mod test_triage;
 mod test_watch;

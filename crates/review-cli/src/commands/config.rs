@@ -4,12 +4,12 @@ use clap::Args;
 use review_core::gate::DEFAULT_AUTOMATED_HEADER;
 use review_core::plan::DEFAULT_DENIED_PATHS;
 use review_core::text::visible_line;
-use serde::Serialize;
 
 use crate::commands::common;
 use crate::config::{self, Source};
 use crate::error::CliError;
 use crate::output;
+use crate::outputs::Row;
 
 /// The long help of `review config`: the two files and every key.
 const CONFIG_HELP: &str = "Show the effective configuration and where each setting comes from
@@ -71,14 +71,6 @@ pub struct ConfigArgs {
 
     #[command(flatten)]
     target: common::PrArgs,
-}
-
-/// One setting, as `review config --json` prints it (an array of these).
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct Row {
-    key: &'static str,
-    value: String,
-    source: String,
 }
 
 fn rows(config: &config::Config, repository: &config::RepositoryLayer) -> Vec<Row> {

@@ -60,8 +60,6 @@ pub struct DecideArgs {
     target: PrArgs,
 }
 
-pub use review_app::decide::Recorded;
-
 fn read_text(path: &std::path::Path) -> Result<String, CliError> {
     let mut text = String::new();
     let result = if path.as_os_str() == "-" {

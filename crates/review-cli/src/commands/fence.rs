@@ -10,6 +10,7 @@ use crate::commands::common::{self, PrArgs};
 use crate::error::CliError;
 use crate::loop_files::LoopFiles;
 use crate::output;
+use crate::outputs::FenceOutput;
 
 /// Fence a comment body as data for a triager, with a marker from the OS random source
 ///
@@ -57,15 +58,6 @@ async fn finding_body(args: &FenceArgs, fp: &str) -> Result<String, CliError> {
             message: format!("no pending or out-of-diff finding has fingerprint {fp}"),
             hint: Some("run `review watch --once` to refresh the watch state".to_owned()),
         })
-}
-
-/// What `review fence --json` prints.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-pub struct FenceOutput {
-    /// The marker, `finding_` and 32 hex digits from the OS random source.
-    marker: String,
-    /// The body between `<marker>` and `</marker>` lines, copies of the tags redacted.
-    fenced: String,
 }
 
 /// Runs `review fence`.

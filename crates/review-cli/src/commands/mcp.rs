@@ -255,7 +255,7 @@ struct WatchOutput {
 #[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 struct DecideOutput {
     /// One entry per answer (as `review decide --json` prints them).
-    recorded: Vec<crate::commands::decide::Recorded>,
+    recorded: Vec<review_app::decide::Recorded>,
 }
 
 /// `resolve_thread`, `reply_thread`, `respond`: the command's report, a line per reply or

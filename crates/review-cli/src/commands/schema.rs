@@ -54,12 +54,12 @@ impl Output {
         }
         match self {
             Self::Report => of::<review_core::report::Report>(),
-            Self::Substep => of::<crate::commands::triage::SubstepResult>(),
-            Self::Threads => of::<crate::commands::threads::Listing>(),
+            Self::Substep => of::<review_app::triage::SubstepResult>(),
+            Self::Threads => of::<crate::outputs::Listing>(),
             Self::WatchEvent => of::<crate::watching::EventLine>(),
-            Self::Decide => of::<Vec<crate::commands::decide::Recorded>>(),
-            Self::Config => of::<Vec<crate::commands::config::Row>>(),
-            Self::Fence => of::<crate::commands::fence::FenceOutput>(),
+            Self::Decide => of::<Vec<review_app::decide::Recorded>>(),
+            Self::Config => of::<Vec<crate::outputs::Row>>(),
+            Self::Fence => of::<crate::outputs::FenceOutput>(),
             Self::WatchState => of::<review_core::watch::WatchState>(),
             Self::Decisions => of::<review_core::decisions::Decisions>(),
             Self::Status => of::<crate::statusing::StatusReport>(),

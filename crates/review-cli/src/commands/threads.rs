@@ -4,11 +4,11 @@ use std::fmt::Write as _;
 
 use clap::Args;
 use review_core::text::visible_line;
-use serde::Serialize;
 
 use crate::commands::common::{self, AutomationArgs, PrArgs};
 use crate::error::CliError;
 use crate::output;
+use crate::outputs::{Listed, Listing};
 
 /// List the review threads of a pull request: who wrote them, where, and whether a person took
 /// part
@@ -31,30 +31,6 @@ pub struct ThreadsArgs {
     /// Print JSON: `{"version": 1, "pr": N, "repo": "o/n", "threads": [...]}`
     #[arg(long)]
     json: bool,
-}
-
-/// One thread, as listed.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct Listed {
-    id: String,
-    location: String,
-    resolved: bool,
-    outdated: bool,
-    human: bool,
-    all_comments_read: bool,
-    author: Option<String>,
-    family: Option<String>,
-    title: String,
-    comments: usize,
-}
-
-/// What `review threads --json` prints.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct Listing {
-    version: u32,
-    pr: u64,
-    repo: String,
-    threads: Vec<Listed>,
 }
 
 /// Runs `review threads`.

@@ -1,21 +1,21 @@
 //! `review triage`: classify every unresolved review thread and decide what happens to it.
+//! The work is `review_app::triage`'s; this module reads the arguments and the configuration,
+//! reads the pull request, runs the pre-review, wires the adapters (`crate::triaging`) and
+//! prints the report.
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{BufRead, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
-use review_core::execute::{self, Workspace};
-use review_core::model::{CommitId, PrState, PullRequest, RepoId, ThreadId};
-use review_core::plan::{self, FixHistory, FixSettings, TriageSettings};
+use review_app::triage::{self, SubstepResult, TriagePorts};
+use review_core::model::{PullRequest, RepoId, ThreadId};
+use review_core::plan::{FixHistory, FixSettings, TriageSettings};
 use review_core::ports::{ReviewHost, Vcs};
-use review_core::report::Report;
 use review_core::rules::LadderMode;
-use review_core::snapshot;
-use review_core::text::{counted, visible, visible_line};
+use review_core::text::counted;
 use review_github::pr_ref::PrRef;
 use review_github::reader::Reader;
 
@@ -27,6 +27,8 @@ use crate::github;
 use crate::output;
 use crate::prereview;
 use crate::render;
+use crate::replying::History;
+use crate::triaging;
 
 /// Classify every unresolved review thread and plan what to do with each
 ///
@@ -372,194 +374,25 @@ fn parse_pr(text: &str) -> Result<(u64, Option<RepoId>), CliError> {
     }
 }
 
-fn read_snapshot(
-    path: &Path,
-    number: Option<u64>,
-    repo: Option<&RepoId>,
-) -> Result<PullRequest, CliError> {
-    let input_error = |message: String, hint: &str| CliError::Input {
-        path: path.to_path_buf(),
-        message,
-        hint: Some(hint.to_owned()),
-    };
-    let text = fs::read_to_string(path).map_err(|e| {
-        input_error(
-            e.to_string(),
-            "check the path; a snapshot is a JSON file described in docs/snapshot-format.md",
-        )
-    })?;
-    let pr = snapshot::parse(&text).map_err(|e| {
-        input_error(
-            e.to_string(),
-            "the format is described in docs/snapshot-format.md",
-        )
-    })?;
-    if let Some(number) = number
-        && number != pr.number
-    {
-        return Err(input_error(
-            format!("it records PR #{}, not #{number}", pr.number),
-            "leave out the PR argument, or pass the snapshot of that PR",
-        ));
-    }
-    if let Some(repo) = repo
-        && repo != &pr.repo
-    {
-        return Err(input_error(
-            format!("it records {}, not {repo}", pr.repo),
-            "leave out --repo, or pass the snapshot of that repository",
-        ));
-    }
-    Ok(pr)
-}
-
-/// The files `threads` are on, at the PR head, for the judge: through the API when connected
-/// (never from the working tree, which may hold links anywhere), else from the local checkout's
-/// HEAD commit when it is the PR head, else none and why.
-async fn files_at_head(
-    pr: &PullRequest,
-    threads: &[ThreadId],
-    connection: Option<&github::Connection>,
-    checkout: Option<&GitVcs>,
-) -> BTreeMap<String, crate::judge::FileAtHead> {
-    let mut files = BTreeMap::new();
-    for id in threads {
-        let Some(thread) = pr.thread(id) else {
-            continue;
-        };
-        if files.contains_key(&thread.path) || thread.path.is_empty() {
-            continue;
-        }
-        let found = match (connection, checkout) {
-            (Some(conn), _) => match Reader::new(&conn.client)
-                .file_at(
-                    &pr.repo,
-                    &pr.head_sha.0,
-                    &thread.path,
-                    crate::judge::FILE_LIMIT,
-                )
-                .await
-            {
-                Ok(review_github::reader::RepoFile::Text(text)) => Ok(text),
-                Ok(review_github::reader::RepoFile::Absent) => {
-                    Err("the file is not in the PR head".to_owned())
-                }
-                Ok(review_github::reader::RepoFile::Refused(why)) => Err(why),
-                Err(e) => Err(format!("it could not be read: {e}")),
-            },
-            (None, Some(vcs)) => {
-                match vcs.text_at("HEAD", &thread.path, crate::judge::FILE_LIMIT) {
-                    Ok(Some(text)) => Ok(text),
-                    Ok(None) => Err(
-                        "not a regular text file of the PR head within the size read".to_owned(),
-                    ),
-                    Err(e) => Err(format!("it could not be read: {e}")),
-                }
-            }
-            (None, None) => {
-                Err("not available: a recorded snapshot with no checkout at the PR head".to_owned())
-            }
-        };
-        files.insert(thread.path.clone(), found);
-    }
-    files
-}
-
-/// Says what the judge's answers came to: how many it answered, failed, and the hard gates
-/// that overrode it.
-fn narrate_judge(plan: &plan::Plan, eligible: usize, max: Option<usize>) {
-    let reports: Vec<_> = plan
-        .threads
-        .iter()
-        .filter_map(|p| p.report.judge.as_ref().map(|j| (&p.report.id, j)))
-        .collect();
-    let failed = reports.iter().filter(|(_, j)| j.failed).count();
-    let gated: Vec<_> = reports.iter().filter(|(_, j)| j.gate.is_some()).collect();
-    let mut line = format!(
-        "[triage] step 3 — the judge answered for {} of {}",
-        reports.len() - failed,
-        counted(eligible, "bot thread", "bot threads")
-    );
-    if failed > 0 {
-        line.push_str(&format!(" ({failed} failed: the reader's class stands)"));
-    }
-    if let Some(max) = max
-        && eligible > max
-    {
-        let others = match eligible - max {
-            1 => "the other one keeps".to_owned(),
-            n => format!("the other {n} keep"),
-        };
-        line.push_str(&format!("; --judge-max {max}: {others} the reader's class"));
-    }
-    output::narrate(&line);
-    for (id, judge) in gated {
-        output::narrate(&format!(
-            "[triage] step 3 — a hard gate held over the judge's answer for {id}: {}",
-            judge.gate.as_deref().unwrap_or_default()
-        ));
-    }
-}
-
-/// Runs `review triage`.
+/// Runs `review triage`: reads the pull request, runs the pre-review, wires the adapters
+/// (`crate::triaging`), runs `review_app::triage`, and prints the report.
 pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     let mut settings = Settings::from_args(args)?;
     if settings.substep {
         output::collect_narration();
     }
+    let narrator = output::Narrate;
     let mut connection = None;
     let mut pr = match &settings.source {
-        Source::Snapshot { path, pr, repo } => {
-            let read = read_snapshot(path, *pr, repo.as_ref())?;
-            output::narrate(&format!(
-                "[triage] step 1 — read PR #{} ({}) from {}, a recorded snapshot at {}",
-                read.number,
-                read.repo,
-                path.display(),
-                read.head_sha.short()
-            ));
-            read
-        }
+        Source::Snapshot { path, pr, repo } => triaging::read_recorded(path, *pr, repo.as_ref())?,
         Source::Live { pr, repo } => {
-            let conn = github::connect(pr.as_deref(), repo.as_deref(), &common::cwd()?).await?;
-            let conn = connection.insert(conn);
-            output::narrate(&format!(
-                "[triage] step 1 — reading PR #{} ({}) from GitHub",
-                conn.number, conn.repo
-            ));
-            let spinner = output::Spinner::start(&format!("reading PR #{}", conn.number));
-            let read = Reader::new(&conn.client)
-                .pull_request(&conn.repo, conn.number)
-                .await
-                .map_err(github::read_error)?;
-            drop(spinner);
-            let stats = conn.client.stats();
-            output::narrate(&format!(
-                "[triage] step 1 — read {} at {} in {} ({})",
-                counted(read.threads.len(), "thread", "threads"),
-                read.head_sha.short(),
-                counted(stats.requests, "request", "requests"),
-                counted(stats.points, "point", "points")
-            ));
+            let (conn, read) = triaging::read_live(pr.as_deref(), repo.as_deref()).await?;
+            connection = Some(conn);
             read
         }
     };
-    if pr.state != PrState::Open {
-        let state = if pr.state == PrState::Merged {
-            "merged"
-        } else {
-            "closed"
-        };
-        output::narrate(&format!(
-            "[triage] done — PR #{} is {state}; nothing to triage",
-            pr.number
-        ));
-        if settings.substep {
-            // The orchestrator still gets its result: nothing done, and why.
-            let result = SubstepResult::new(&pr.head_sha, None, settings.marker.as_deref());
-            output::stdout(&result.to_json()).map_err(CliError::Output)?;
-        }
-        return Ok(());
+    if let Some(closed) = triage::closed(&pr, &narrator) {
+        return print_closed(&closed, &settings);
     }
     // The repository's own file, read at the PR's base commit through the API (never from the
     // working tree, which is the pull request's content).
@@ -615,38 +448,8 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     // The local checkout: where fixes are made, and where earlier fixes are found.
     let vcs = match &settings.source {
         Source::Snapshot { .. } => None,
-        Source::Live { .. } => match GitVcs::open(&common::cwd()?) {
-            Ok(vcs) => {
-                let audit = crate::audit::Audit::new(Some(&vcs), &pr.repo, pr.number);
-                let vcs = vcs.with_audit(audit);
-                if settings.apply {
-                    Some(journaled(vcs, &pr)?)
-                } else {
-                    Some(vcs)
-                }
-            }
-            Err(e) if settings.apply => {
-                return Err(CliError::Usage {
-                    message: format!("--apply makes fixes in a local checkout of the PR: {e}"),
-                    hint: Some(
-                        "run it inside a clone, with the PR's branch checked out".to_owned(),
-                    ),
-                });
-            }
-            Err(_) => None,
-        },
+        Source::Live { .. } => triaging::checkout(&pr, settings.apply)?,
     };
-    if let Some(vcs) = &vcs {
-        let (history, at_head) = fix_history(vcs, &pr)?;
-        if !at_head {
-            output::narrate(&format!(
-                "[triage] step 3 — local checkout is not at the PR head {}: fixes are deferred",
-                pr.head_sha.short()
-            ));
-        }
-        settings.triage.fixes.checkout_at_head = Some(at_head);
-        settings.triage.history = history;
-    }
     // What the gate knows of this PR: the repository's bot logins, the account the tool posts
     // as, its own comments (ledger) and the threads it resolved (audit log).
     settings.triage.automation = common::gate_for(
@@ -656,179 +459,108 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         vcs.as_ref(),
     )?;
 
-    let stale = review_classify::stale_summaries(&pr, &settings.triage.automation);
-    if !stale.is_empty() {
-        let list: Vec<String> = stale
-            .iter()
-            .map(|s| {
-                format!(
-                    "{} (reviewed {})",
-                    s.who,
-                    s.reviewed.get(..7).unwrap_or(&s.reviewed)
-                )
-            })
-            .collect();
-        output::narrate(&format!(
-            "[triage] step 4 — skip {}, not of the head {}: {}",
-            counted(stale.len(), "stale bot summary", "stale bot summaries"),
-            pr.head_sha.short(),
-            list.join(", ")
-        ));
-    }
-    let signals = review_classify::analyze(&pr, &settings.triage.automation);
-    let mut plan = plan::plan(&pr, &signals, &settings.triage);
-    let mut interrupted = false;
-    match &settings.judge {
-        Some(_) if settings.triage.ladder == LadderMode::Off => {
-            output::narrate("[triage] step 3 — --no-ladder: the judge is not asked");
-        }
-        Some(judge) => {
-            let threads = crate::judge::candidates(&plan, &signals);
-            let files = files_at_head(
-                &pr,
-                &threads,
-                connection.as_ref(),
-                vcs.as_ref()
-                    .filter(|_| settings.triage.fixes.checkout_at_head == Some(true)),
-            )
-            .await;
-            let calls = crate::judge::prepare(judge, &pr, &plan, &signals, &threads, &files);
-            let (judge_cmd, dir, eligible) = (judge.clone(), common::cwd()?, threads.len());
-            // The calls run side by side (--jobs) on the blocking pool; Ctrl-C stops them all.
-            let (asked, stopped) = crate::command::interruptible(move || {
-                crate::judge::ask(&judge_cmd, &dir, &calls, eligible)
-            })
-            .await
-            .map_err(|e| CliError::Other {
-                message: format!("the judge's calls failed: {e}"),
-                hint: Some("nothing was changed; run again".to_owned()),
-            })?;
-            settings.triage.judged = asked.verdicts;
-            plan = plan::plan(&pr, &signals, &settings.triage);
-            if stopped {
-                interrupted = true;
-                output::narrate(&format!(
-                    "[triage] interrupted — {} threads had no answer from the judge; nothing is changed",
-                    asked.interrupted.len()
-                ));
-                plan.interrupt(
-                    &asked.interrupted.iter().cloned().collect(),
-                    "interrupted before the judge answered",
-                );
-            }
-            narrate_judge(&plan, asked.eligible, judge.max);
-        }
-        None if settings.triage.ladder == LadderMode::Off => {}
-        None => {
-            if plan
-                .threads
-                .iter()
-                .any(|p| p.report.class == Some(review_core::rules::Class::Ambiguous))
-            {
-                output::narrate(
-                    "[triage] step 3 — no judge (--judge-cmd): the built-in ladder places the ambiguous bot threads",
-                );
-            }
-        }
-    }
-    for line in &plan.narration {
-        output::narrate(line);
-    }
-    let mut push_failure = None;
-    // Interrupted while the judge was asked: nothing more is done.
-    // The head after the run, when the run moved it: what it pushed, else the tip of the fix
-    // commits it made (never a commit of the user's).
-    let mut new_head: Option<CommitId> = None;
-    let stop = Arc::new(AtomicBool::new(interrupted));
-    let mut report: Report = match (&connection, &vcs) {
-        (Some(conn), Some(vcs)) if settings.apply => {
-            let host = conn.audited_host(review_core::gate::DEFAULT_AUTOMATED_HEADER, Some(vcs));
-            let fixer = settings.fixer.as_ref().map(|(cmd, timeout)| {
+    // The adapters: GitHub with the audit log, the fixer and judge commands, git, the terminal.
+    let acting = match (&connection, &vcs) {
+        (Some(conn), Some(vcs)) if settings.apply => Some((conn, vcs)),
+        _ => None,
+    };
+    let host = acting.map(|(conn, vcs)| {
+        conn.audited_host(review_core::gate::DEFAULT_AUTOMATED_HEADER, Some(vcs))
+    });
+    let fixer =
+        acting
+            .and(settings.fixer.as_ref())
+            .zip(vcs.as_ref())
+            .map(|((cmd, timeout), vcs)| {
                 CommandFixer::new(cmd.clone(), vcs.clone(), Arc::new(pr.clone()), *timeout)
             });
-            let workspace = Workspace {
-                vcs,
-                fixer: fixer.as_ref().map(|f| f as &dyn review_core::ports::Fixer),
-            };
-            let head_before = vcs.head().ok();
-            // Ctrl-C stops at the next checkpoint; what was done so far is still reported.
-            let flag = stop.clone();
-            let watcher = tokio::spawn(async move {
-                crate::command::ctrl_c().await;
-                flag.store(true, Ordering::SeqCst);
-            });
-            // Each line is narrated as it happens (a fixer may work for minutes).
-            let done = execute::execute_narrated(
-                &pr,
-                &plan,
-                &settings.triage,
-                &host,
-                Some(workspace),
-                &stop,
-                &|line| output::narrate(line),
-            )
-            .await
-            .map_err(|e| CliError::Other {
-                message: e.to_string(),
-                hint: Some(
-                    "nothing was changed; this is a bug in review, please report it".to_owned(),
-                ),
-            })?;
-            watcher.abort();
-            let mut report = done.report;
-            if settings.interactive && !stop.load(Ordering::SeqCst) {
-                if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-                    offer_human_fixes(
-                        vcs,
-                        &pr,
-                        &signals,
-                        &settings.triage,
-                        &mut report,
-                        &mut ask_terminal,
-                    )?;
-                } else {
-                    output::narrate("[triage] --interactive needs a terminal; no fix offered");
-                }
-            }
-            let head_after = vcs.head().ok();
-            if head_after != head_before {
-                new_head = head_after;
-            }
-            if settings.push && !stop.load(Ordering::SeqCst) {
-                match push_and_resolve(vcs, conn, &pr, &settings.triage, &host, &mut report).await?
-                {
-                    Pushed::Nothing => {}
-                    Pushed::To(commit) => {
-                        report.applied = true;
-                        new_head = Some(commit);
-                    }
-                    Pushed::Failed(why) => push_failure = Some(why),
-                }
-            }
-            report
-        }
-        _ => plan.report(&pr).map_err(|e| CliError::Other {
-            message: format!("the plan does not account for every thread: {e}"),
-            hint: Some(
-                "this is a bug in review; please report it with `review snapshot` attached"
-                    .to_owned(),
-            ),
-        })?,
+    let judge = match &settings.judge {
+        Some(judge) => Some(triaging::CommandJudge {
+            judge: judge.clone(),
+            connection: connection.as_ref(),
+            vcs: vcs.as_ref(),
+            dir: common::cwd()?,
+        }),
+        None => None,
     };
-    report.hints = review_classify::account_hints(&pr, &settings.triage.automation);
+    let pusher = acting.map(|(conn, vcs)| triaging::GitPusher { vcs, conn });
+    let stop = Arc::new(AtomicBool::new(false));
+    // Ctrl-C stops at the next checkpoint; what was done so far is still reported.
+    let watcher = acting.map(|_| {
+        let flag = stop.clone();
+        tokio::spawn(async move {
+            crate::command::ctrl_c().await;
+            flag.store(true, Ordering::SeqCst);
+        })
+    });
+    let history = History(vcs.as_ref());
+    let ports = TriagePorts {
+        host: host.as_ref().map(|h| h as &dyn ReviewHost),
+        vcs: vcs.as_ref().map(|v| v as &dyn Vcs),
+        history: &history,
+        fixer: fixer.as_ref().map(|f| f as &dyn review_core::ports::Fixer),
+        judge: judge.as_ref(),
+        prompt: Some(&triaging::Terminal),
+        pusher: pusher.as_ref(),
+        narrator: &narrator,
+        stop: &stop,
+    };
+    let app_settings = triage::Settings {
+        apply: settings.apply,
+        push: settings.push,
+        interactive: settings.interactive,
+        triage: settings.triage.clone(),
+    };
+    let outcome = ports.triage(&pr, &app_settings).await;
+    if let Some(watcher) = watcher {
+        watcher.abort();
+    }
+    let triaged = match outcome.map_err(triaging::cli_error)? {
+        triage::Outcome::Closed(closed) => return print_closed(&closed, &settings),
+        triage::Outcome::Triaged(triaged) => triaged,
+    };
+    render_triaged(&pr, &triaged, &settings, pre_review)
+}
+
+/// Prints what a run on a closed or merged PR prints: with `--substep`, the orchestrator still
+/// gets its result (nothing done, and why).
+fn print_closed(closed: &triage::Closed, settings: &Settings) -> Result<(), CliError> {
+    if settings.substep {
+        let result = SubstepResult::new(
+            &closed.head,
+            None,
+            settings.marker.as_deref(),
+            output::collected_narration(),
+        );
+        output::stdout(&triaging::substep_json(&result)).map_err(CliError::Output)?;
+    }
+    Ok(())
+}
+
+/// Prints the report (the `--substep` result, JSON, or for people), appends the summary file,
+/// and maps what the run left to the exit code.
+fn render_triaged(
+    pr: &PullRequest,
+    triaged: &triage::Triaged,
+    settings: &Settings,
+    pre_review: &str,
+) -> Result<(), CliError> {
+    let report = &triaged.report;
     let human = !settings.substep && !settings.json;
     let text = if settings.substep {
         output::narrate(&report.summary_line(pre_review));
-        SubstepResult::of(&report, new_head.as_ref(), settings.marker.as_deref()).to_json()
+        triaging::substep_json(
+            &triaged.substep(settings.marker.as_deref(), output::collected_narration()),
+        )
     } else if settings.json {
-        let mut json = serde_json::to_string_pretty(&report).map_err(|e| CliError::Other {
+        let mut json = serde_json::to_string_pretty(report).map_err(|e| CliError::Other {
             message: format!("cannot encode the report: {e}"),
             hint: None,
         })?;
         json.push('\n');
         json
     } else {
-        render::report(&pr, &report, settings.apply)
+        render::report(pr, report, settings.apply)
     };
     if human {
         output::human(&text)
@@ -841,17 +573,17 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
             "### review triage of #{}\n\n{}\n\n```text\n{}```\n",
             pr.number,
             report.summary_line(pre_review),
-            render::report(&pr, &report, settings.apply)
+            render::report(pr, report, settings.apply)
         );
         append(path, &markdown)?;
     }
     if !settings.substep {
         output::narrate(&report.summary_line(pre_review));
     }
-    if stop.load(Ordering::SeqCst) {
+    if triaged.interrupted {
         return Err(CliError::Interrupted);
     }
-    if let Some(why) = push_failure {
+    if let triage::Pushed::Failed(why) = &triaged.pushed {
         return Err(CliError::Other {
             message: format!("the push failed: {why}"),
             hint: Some(
@@ -901,538 +633,9 @@ fn append(path: &Path, text: &str) -> Result<(), CliError> {
         })
 }
 
-/// What `review triage --substep` prints: the triage workflow's result as a sub-step.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-pub struct SubstepResult {
-    /// The PR head the run started from.
-    head_sha_in: CommitId,
-    /// The head after the run: the commit it pushed, else the tip of the fix commits it made,
-    /// else `head_sha_in`.
-    new_head_sha: CommitId,
-    /// Whether the pre-review ran.
-    qa_swarm_ran: bool,
-    /// The commit the pre-review marker records, when one was given.
-    qa_swarm_marker_sha: Option<String>,
-    /// Threads resolved.
-    resolved: usize,
-    /// Threads fixed.
-    actioned: usize,
-    /// Ambiguous threads the ladder fixed.
-    promoted: usize,
-    /// Threads left for a person (protocol signals, left alone, are not among them).
-    deferred_threads: Vec<ThreadId>,
-    /// Whether actionable findings remain unresolved.
-    unresolved_actionable_remaining: bool,
-    /// The run's narration lines.
-    narration: Vec<String>,
-}
-
-impl SubstepResult {
-    /// The result of a run that did nothing at `head` (a merged or closed PR), with the
-    /// narration so far.
-    fn new(head: &CommitId, new_head: Option<&CommitId>, marker: Option<&str>) -> Self {
-        Self {
-            head_sha_in: head.clone(),
-            new_head_sha: new_head.unwrap_or(head).clone(),
-            qa_swarm_ran: false,
-            qa_swarm_marker_sha: marker.map(str::to_owned),
-            resolved: 0,
-            actioned: 0,
-            promoted: 0,
-            deferred_threads: Vec::new(),
-            unresolved_actionable_remaining: false,
-            narration: output::collected_narration(),
-        }
-    }
-
-    /// The result of a run that ended in `report` and moved the head to `new_head`, if it did.
-    fn of(report: &Report, new_head: Option<&CommitId>, marker: Option<&str>) -> Self {
-        Self {
-            resolved: report.counts.resolved,
-            actioned: report.counts.actioned,
-            promoted: report.counts.promoted,
-            // Protocol signals are left alone, not deferred to a person: the workflow ignores
-            // them.
-            deferred_threads: report
-                .waiting_for_a_person()
-                .map(|t| t.id.clone())
-                .collect(),
-            unresolved_actionable_remaining: report.unresolved_actionable_remaining,
-            ..Self::new(&report.head_sha, new_head, marker)
-        }
-    }
-
-    /// The result as pretty JSON, with a final newline.
-    fn to_json(&self) -> String {
-        let mut text = serde_json::to_string_pretty(self).unwrap_or_else(|_| "{}".to_owned());
-        text.push('\n');
-        text
-    }
-}
-
-/// The checkout with a journal of the tool's own uncommitted edits for this PR, after recovering
-/// from a run that was killed between writing a fix and committing it.
-fn journaled(vcs: GitVcs, pr: &PullRequest) -> Result<GitVcs, CliError> {
-    let git_error = |e: crate::git::GitError| CliError::Other {
-        message: format!("cannot read the fix journal: {e}"),
-        hint: None,
-    };
-    let path = crate::state::pr_file(&vcs, "journal", pr).map_err(|e| CliError::Other {
-        message: format!("cannot open the fix journal: {e}"),
-        hint: Some(e.hint()),
-    })?;
-    let vcs = vcs.with_journal(path.clone());
-    // A journal that does not parse is an input file like the others: exit 3, left as it is.
-    let (restored, left) = vcs.recover().map_err(|e| {
-        match crate::state::load::<Vec<serde_json::Value>>(&path) {
-            Err(bad) => CliError::Input {
-                path: path.clone(),
-                message: bad.describe("fix journal"),
-                hint: Some(
-                    "it was left as it is: fix it, or move it away (the edits it records are then left to you)"
-                        .to_owned(),
-                ),
-            },
-            Ok(_) => git_error(e),
-        }
-    })?;
-    if !restored.is_empty() {
-        output::narrate(&format!(
-            "[triage] step 3 — an earlier run stopped before committing its edits of {}; put back, the fixes are made again",
-            restored.join(", ")
-        ));
-    }
-    if !left.is_empty() {
-        output::narrate(&format!(
-            "[triage] step 3 — {} changed since an earlier run edited it; left as it is (yours)",
-            left.join(", ")
-        ));
-    }
-    Ok(vcs)
-}
-
-/// Asks a yes/no question on the terminal.
-fn ask_terminal(question: &str) -> bool {
-    output::prompt(question);
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer).is_ok()
-        && matches!(answer.trim(), "y" | "Y" | "yes")
-}
-
-/// The gutter before each line of a replacement in [`human_fix_question`].
-const GUTTER: &str = "│ ";
-
-/// The question `--interactive` asks about the suggestion in a person's thread. The replacement
-/// is shown exactly as it will be committed (the lines `suggestion::apply` writes): each line
-/// after a visible gutter, the end marked, and control and bidirectional formatting characters
-/// written as escapes (`\u{1b}`), so nothing in it can redraw the prompt, hide a line or reorder
-/// one. Ids, paths and titles from the pull request are shown on one line each.
-fn human_fix_question(
-    entry: &review_core::report::ThreadReport,
-    path: &str,
-    title: &str,
-    suggestion: &review_core::signals::Suggestion,
-    lines: Option<review_core::model::LineRange>,
-) -> String {
-    use std::fmt::Write as _;
-    let range = lines.map_or_else(|| "?".to_owned(), |l| l.to_string());
-    let mut out = format!(
-        "\n{} ({}): {}\n{}\n",
-        visible_line(&entry.id.0),
-        visible_line(&entry.location),
-        visible_line(title),
-        visible_line(&entry.reason)
-    );
-    let new: Vec<&str> = suggestion.replacement.lines().collect();
-    if new.is_empty() {
-        let _ = writeln!(
-            out,
-            "suggested replacement: lines {range} of {} are deleted",
-            visible_line(path)
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "suggested replacement of lines {range} of {}, {} line(s) exactly as they will be \
-             committed (each after \"{}\"; control characters shown as \\u{{..}}):",
-            visible_line(path),
-            new.len(),
-            GUTTER.trim_end()
-        );
-        for line in new {
-            let _ = writeln!(out, "{GUTTER}{}", visible(line));
-        }
-    }
-    out.push_str("└─ end of the replacement\n");
-    out.push_str("commit this fix? The thread stays open for your reply. [y/N] ");
-    out
-}
-
-/// Offers, one by one, the bot suggestions in threads a person took part in, and commits each
-/// one the user accepts. Nothing is resolved or replied to: the thread stays open for the
-/// user's own reply, and its report line says "fixed in SHA, thread left open for your reply".
-fn offer_human_fixes(
-    vcs: &GitVcs,
-    pr: &PullRequest,
-    signals: &review_core::signals::SignalSet,
-    triage: &TriageSettings,
-    report: &mut Report,
-    ask: &mut dyn FnMut(&str) -> bool,
-) -> Result<(), CliError> {
-    use review_core::signals::Concreteness;
-    if triage.fixes.checkout_at_head != Some(true) {
-        output::narrate(
-            "[triage] --interactive: the checkout is not at the PR head; no fix offered",
-        );
-        return Ok(());
-    }
-    let dirty = vcs.dirty_paths().unwrap_or_default();
-    for entry in report.threads.iter_mut().filter(|t| {
-        t.human
-            && t.outcome == review_core::report::Outcome::Deferred
-            && t.deferred_because == Some(review_core::report::DeferReason::Human)
-    }) {
-        let (Some(thread), Some(sig)) = (pr.thread(&entry.id), signals.threads.get(&entry.id))
-        else {
-            continue;
-        };
-        let Concreteness::Suggestion(suggestion) = &sig.concreteness else {
-            continue;
-        };
-        let fixed_before = triage.history.pending.contains_key(&entry.id)
-            || triage.history.landed.contains_key(&entry.id);
-        if fixed_before
-            || sig.design_decision
-            || plan::is_denied(&thread.path, &triage.fixes.denied_paths)
-            || dirty.contains(&thread.path)
-        {
-            continue;
-        }
-        let question = human_fix_question(
-            entry,
-            &thread.path,
-            &sig.title,
-            suggestion,
-            suggestion.lines.or(thread.lines),
-        );
-        if !ask(&question) {
-            continue;
-        }
-        let task = plan::FixTask {
-            thread: thread.id.clone(),
-            path: thread.path.clone(),
-            lines: thread.lines,
-            reviewer: sig.family.clone().unwrap_or_else(|| "bot".to_owned()),
-            title: sig.title.clone(),
-            material: plan::FixMaterial::Suggestion(suggestion.clone()),
-        };
-        let committed =
-            execute::write_suggestion(pr, &task, suggestion, vcs).and_then(|original| {
-                execute::commit_fix(
-                    &task,
-                    std::slice::from_ref(&thread.path),
-                    Some(&original),
-                    vcs,
-                )
-            });
-        match committed {
-            Ok(commit) => {
-                entry.reason = format!(
-                    "fixed in {}, thread left open for your reply",
-                    commit.short()
-                );
-                entry.commit = Some(commit);
-                report.applied = true;
-            }
-            Err(why) => output::narrate(&format!("[triage] {}: {why}; not fixed", entry.id)),
-        }
-    }
-    Ok(())
-}
-
-/// What [`push_and_resolve`] did.
-enum Pushed {
-    /// No fix commit waited for a push.
-    Nothing,
-    /// Pushed this commit to the PR's branch.
-    To(CommitId),
-    /// The push failed or was refused, and why (the report is still printed before the command
-    /// fails).
-    Failed(String),
-}
-
-/// Pushes the fix commits waiting for a push to the PR's own branch (see
-/// [`GitVcs::push_to_pr`]), reads the PR again, and resolves the threads whose fixes are now on
-/// its head and that the tool may still act on. The push is refused, before git is asked, when
-/// the PR's head on GitHub (as read at the start, and again just before the push) is not in
-/// HEAD's history: someone pushed to the branch since the checkout.
-async fn push_and_resolve(
-    vcs: &GitVcs,
-    conn: &github::Connection,
-    pr: &PullRequest,
-    triage: &TriageSettings,
-    host: &crate::audit::AuditedHost,
-    report: &mut Report,
-) -> Result<Pushed, CliError> {
-    let refused = |why: String| {
-        output::narrate(&format!("[triage] push — refused or failed: {why}"));
-        Ok(Pushed::Failed(why))
-    };
-    let pr_head = pr.head_sha.0.as_str();
-    if !vcs.has_commit(pr_head) || !vcs.is_ancestor(pr_head, "HEAD") {
-        return refused(
-            crate::git::PushRefused::NotAhead {
-                head: pr.head_sha.short().to_owned(),
-            }
-            .to_string(),
-        );
-    }
-    // Every fix commit not yet on the PR: this run's, an earlier run's, and one committed at
-    // your word in a person's thread (`--interactive`), which is pushed but never resolved.
-    let waiting: Vec<usize> = report
-        .threads
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| t.commit.is_some() && !triage.history.landed.contains_key(&t.id))
-        .map(|(i, _)| i)
-        .collect();
-    if waiting.is_empty() {
-        output::narrate("[triage] push — no fix commit waits for a push; nothing pushed");
-        return Ok(Pushed::Nothing);
-    }
-    let local = vcs.head().map_err(|e| CliError::Other {
-        message: format!("cannot read the local HEAD: {e}"),
-        hint: None,
-    })?;
-    let branch = &pr.head_ref;
-    output::narrate(&format!(
-        "[triage] push — pushing {} to {branch}",
-        local.short()
-    ));
-    // Minutes may have passed since the read (the fixer, the checks): someone may have pushed
-    // to the branch meanwhile. The push goes on top of GitHub's head as it is now, or not at all.
-    let now = match Reader::new(&conn.client)
-        .pull_request(&conn.repo, conn.number)
-        .await
-    {
-        Ok(now) => now,
-        Err(e) => {
-            return refused(format!(
-                "cannot read the pull request again before the push: {e}"
-            ));
-        }
-    };
-    let remote = match vcs.push_to_pr(
-        &conn.host_name,
-        now.head_repo.as_ref(),
-        branch,
-        &now.head_sha.0,
-    ) {
-        Ok(remote) => remote,
-        Err(e) => return refused(e.to_string()),
-    };
-    output::narrate(&format!(
-        "[triage] push — pushed to {remote}; reading the PR again"
-    ));
-    for &i in &waiting {
-        let entry = &mut report.threads[i];
-        if entry.human {
-            let short = entry
-                .commit
-                .as_ref()
-                .map_or_else(String::new, |c| c.short().to_owned());
-            entry.reason = format!("fixed in {short}, pushed; thread left open for your reply");
-        }
-    }
-    let waiting: Vec<usize> = waiting
-        .into_iter()
-        .filter(|&i| !report.threads[i].human)
-        .collect();
-    if waiting.is_empty() {
-        return Ok(Pushed::To(local));
-    }
-    let after = Reader::new(&conn.client)
-        .pull_request(&conn.repo, conn.number)
-        .await
-        .map_err(github::read_error)?;
-    if after.head_sha != local {
-        output::narrate(
-            "[triage] push — GitHub does not show the push yet; run again to resolve the fixed threads",
-        );
-        return Ok(Pushed::To(local));
-    }
-    let ids: Vec<ThreadId> = waiting
-        .iter()
-        .map(|&i| report.threads[i].id.clone())
-        .collect();
-    // Minutes may have passed since the read the plan came from: read again just before.
-    let mut left = Vec::new();
-    let ids = execute::recheck(&after, triage, host, &ids, &mut |id, why, text| {
-        left.push((id.clone(), why, text));
-    })
-    .await;
-    for (id, _, text) in left {
-        if let Some(entry) = report.threads.iter_mut().find(|t| t.id == id) {
-            let short = entry
-                .commit
-                .as_ref()
-                .map_or_else(String::new, |c| c.short().to_owned());
-            entry.reason = format!("fixed in {short}, pushed; {text}");
-        }
-    }
-    if !ids.is_empty() {
-        output::narrate(&format!(
-            "[triage] push — resolving {} without reply",
-            counted(ids.len(), "fixed thread", "fixed threads")
-        ));
-    }
-    let results = host.resolve_threads(&ids).await;
-    for (id, result) in ids.iter().zip(results) {
-        let Some(entry) = report.threads.iter_mut().find(|t| &t.id == id) else {
-            continue;
-        };
-        let short = entry
-            .commit
-            .as_ref()
-            .map_or_else(String::new, |c| c.short().to_owned());
-        entry.reason = match result {
-            Ok(()) => format!("fixed in {short}, pushed; resolved"),
-            Err(e) => {
-                format!("fixed in {short}, pushed; resolving failed ({e}): the next run retries")
-            }
-        };
-    }
-    Ok(Pushed::To(local))
-}
-
-/// Fix commits of earlier runs, by the `Review-Thread:` trailer of their trailer block: those on
-/// the PR's head (landed, among the PR's own commits: `base..head`) and those only in the local
-/// checkout on top of it (pending). The checkout counts as at the PR head when HEAD is the PR
-/// head, or the PR head plus only the tool's own fix commits.
-fn fix_history(vcs: &GitVcs, pr: &PullRequest) -> Result<(FixHistory, bool), CliError> {
-    let git_error = |e: crate::git::GitError| CliError::Other {
-        message: format!("cannot read the local history: {e}"),
-        hint: None,
-    };
-    let mut history = FixHistory::default();
-    let pr_head = pr.head_sha.0.as_str();
-    // Before reading HEAD: a clone without the PR's head (or without any commit) can still plan.
-    if !vcs.has_commit(pr_head) {
-        output::narrate(&format!(
-            "[triage] step 3 — the PR head {} is not in the local repository; fetch it to make fixes",
-            pr.head_sha.short()
-        ));
-        return Ok((history, false));
-    }
-    let head = vcs.head().map_err(|e| CliError::Other {
-        message: format!("cannot read the local HEAD: {e}"),
-        hint: Some("run inside a clone with a commit checked out".to_owned()),
-    })?;
-    // The PR's own commits: from its base. A base the clone does not have leaves the last
-    // thousand commits of the head (said so).
-    let range = match pr.base_sha.as_ref().filter(|b| vcs.has_commit(&b.0)) {
-        Some(base) => vec![format!("{}..{pr_head}", base.0)],
-        None => {
-            if let Some(base) = &pr.base_sha {
-                output::narrate(&format!(
-                    "[triage] step 3 — the PR's base {} is not in the local repository: fix commits are looked for in the head's last 1000 commits; fetch the base to narrow that",
-                    base.short()
-                ));
-            }
-            vec!["-n".to_owned(), "1000".to_owned(), pr_head.to_owned()]
-        }
-    };
-    let range: Vec<&str> = range.iter().map(String::as_str).collect();
-    for (sha, threads) in vcs.fix_commits(&range).map_err(git_error)? {
-        for thread in threads {
-            history
-                .landed
-                .entry(ThreadId(thread))
-                .or_insert_with(|| CommitId(sha.clone()));
-        }
-    }
-    if head.0 == pr_head {
-        return Ok((history, true));
-    }
-    if !vcs.is_ancestor(pr_head, &head.0) {
-        return Ok((history, false));
-    }
-    let ahead = vcs
-        .fix_commits(&[&format!("{pr_head}..HEAD")])
-        .map_err(git_error)?;
-    let ours_only = ahead.iter().all(|(_, threads)| !threads.is_empty());
-    for (sha, threads) in ahead {
-        for thread in threads {
-            history
-                .pending
-                .entry(ThreadId(thread))
-                .or_insert_with(|| CommitId(sha.clone()));
-        }
-    }
-    Ok((history, ours_only))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Regression: `--interactive` printed a suggestion's replacement raw, so an escape sequence
-    /// in it could erase the shown lines and draw others: what was shown was not what would be
-    /// committed. Each line is now shown after a gutter, escapes visible, the end marked.
-    #[test]
-    fn the_interactive_question_shows_the_replacement_exactly_and_inertly() {
-        use review_core::report::{Outcome, ThreadReport};
-        let entry: ThreadReport = serde_json::from_value(serde_json::json!({
-            "id": "PRRT_1\u{1b}[2K",
-            "location": "src/lib.rs:3",
-            "outcome": "deferred",
-            "human": true,
-            "class": null,
-            "reason": "a person took part",
-        }))
-        .unwrap();
-        assert_eq!(entry.outcome, Outcome::Deferred);
-        let suggestion = review_core::signals::Suggestion {
-            lines: Some(review_core::model::LineRange::new(3, 4)),
-            replacement:
-                "let a = 1;\x1b[2K\r\x1b[1Alet a = safe();\r\n\tlet b = \u{202e}2;\u{9b}0m\nend"
-                    .to_owned(),
-        };
-        let question = human_fix_question(
-            &entry,
-            "src/lib.rs",
-            "Use \u{2066}a constant",
-            &suggestion,
-            suggestion.lines,
-        );
-        assert_eq!(
-            question,
-            "\nPRRT_1\\u{1b}[2K (src/lib.rs:3): Use \\u{2066}a constant\na person took part\n\
-             suggested replacement of lines 3-4 of src/lib.rs, 3 line(s) exactly as they will be \
-             committed (each after \"│\"; control characters shown as \\u{..}):\n\
-             │ let a = 1;\\u{1b}[2K\\u{d}\\u{1b}[1Alet a = safe();\n\
-             │ \tlet b = \\u{202e}2;\\u{9b}0m\n\
-             │ end\n\
-             └─ end of the replacement\n\
-             commit this fix? The thread stays open for your reply. [y/N] "
-        );
-        for c in question.chars() {
-            assert!(
-                !review_core::text::is_escaped(c, false),
-                "a raw U+{:04X} in the question",
-                u32::from(c)
-            );
-        }
-        let deleted = review_core::signals::Suggestion {
-            lines: Some(review_core::model::LineRange::new(7, 7)),
-            replacement: String::new(),
-        };
-        let question = human_fix_question(&entry, "src/lib.rs", "x", &deleted, deleted.lines);
-        assert!(
-            question.contains("suggested replacement: lines 7 of src/lib.rs are deleted\n└─ end of the replacement\n"),
-            "{question}"
-        );
-    }
 
     #[test]
     fn pr_numbers_and_urls_parse() {
