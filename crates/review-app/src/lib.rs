@@ -14,7 +14,11 @@
 //!   [`respond::ReplyOutcome`] per reply or resolve;
 //! - [`commit_round`]: the round's one commit after the checks, or the round set aside;
 //! - [`watch`]: the poll policy (the cheap change probe before a full read, late bots,
-//!   quiescence, the schedule).
+//!   quiescence, the schedule);
+//! - [`followup`]: the operator's follow-up once the answers are in: answers checked, replies
+//!   in the operator's words, unclear instructions judged, and `finish` (the fix replies once
+//!   each, the resolves, the hidden groups) over a [`followup::FollowupStore`]; a
+//!   [`followup::Tally`] and typed [`followup::Note`]s.
 //!
 //! Ports besides the core's `ReviewHost` and `Vcs`: [`ports`] (the decisions), [`watch_store`]
 //! (the watch state), [`narrator`], and each use-case's own (the reply ledger, the round's
@@ -30,6 +34,7 @@
 pub mod commit_round;
 pub mod decide;
 pub mod error;
+pub mod followup;
 pub mod narrator;
 pub mod ports;
 pub mod respond;

@@ -3,5 +3,6 @@
 mod test_architecture;
 mod test_commit_round;
 mod test_decide;
+mod test_followup;
 mod test_respond;
 mod test_watch;

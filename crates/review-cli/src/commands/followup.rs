@@ -7,23 +7,27 @@ use std::io::{BufRead, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::audit::AuditedHost;
 use clap::Args;
+use review_app::followup::{
+    self as followup_app, Completion, FinishPorts, FollowupState, FollowupStore, Hide, Started,
+    Tally,
+};
 use review_core::followup::form::{ChosenAction, FormAnswers, FormStatus, IssueAnswer};
-use review_core::followup::{self, DispatchMode, Issue, Lang, Task};
-use review_core::model::{CommentId, PullRequest, ThreadId};
-use review_core::ports::{MinimizeReason, ReviewHost};
+use review_core::followup::{self, DispatchMode, Issue, Task};
+use review_core::model::{PullRequest, ThreadId};
 use review_core::post;
 use review_core::text::visible_line;
 use review_github::reader::Reader;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::commands::common::{self, AutomationArgs, PrArgs};
 use crate::error::CliError;
+use crate::following::{
+    GitHistory, GitHubReread, JudgeCommand, Narration, OwnWordsHost, StateFile, wrap_up,
+};
 use crate::git::GitVcs;
 use crate::github::{self, Connection};
 use crate::output;
-use crate::replying::History;
 
 /// The workflow's words when the branch has no open pull request.
 const NO_PR: &str =
@@ -102,97 +106,6 @@ pub struct FollowupArgs {
     automation: AutomationArgs,
 }
 
-/// A fix reply owed once its commit is on the PR's head.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Completion {
-    thread_id: String,
-    /// The fix's commit; empty for a task carried out by hand (then `since` is set).
-    sha: String,
-    what: String,
-    lang: Lang,
-    /// For a task printed for you to carry out (no agent): the commit HEAD was at then. The
-    /// fix is a commit on the PR's head that names the thread in a `Review-Thread:` trailer,
-    /// else the newest commit after this one that touches `files` (any, for general comments).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    since: Option<String>,
-    /// The task's files, for a task carried out by hand.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    files: Vec<String>,
-}
-
-/// A review group to hide once all its threads are resolved.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Hide {
-    group: String,
-    reviewer: String,
-    threads: Vec<String>,
-}
-
-/// A fix task under way: the threads it answers and the commit it started from, so that a run
-/// killed while the agent worked picks up the agent's commits instead of losing them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Started {
-    threads: Vec<String>,
-    base: String,
-}
-
-/// What a follow-up leaves for `--finish`: `.git/review/pulls/OWNER/NAME/N/followup.json`.
-#[derive(Debug, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct FollowupState {
-    #[serde(default)]
-    completions: Vec<Completion>,
-    #[serde(default)]
-    hide: Vec<Hide>,
-    #[serde(default)]
-    started: Vec<Started>,
-}
-
-impl FollowupState {
-    /// Records `picked`, in place of what was owed for the same threads before (a task carried
-    /// out by hand and then by an agent is answered once, for the agent's commit).
-    fn record(&mut self, mut picked: Vec<Completion>) {
-        // A task printed again keeps the commit it was first printed at: a fix made by hand
-        // since then is still found.
-        for p in picked.iter_mut().filter(|p| p.since.is_some()) {
-            if let Some(first) = self
-                .completions
-                .iter()
-                .find(|c| c.thread_id == p.thread_id && c.since.is_some())
-            {
-                p.since.clone_from(&first.since);
-            }
-        }
-        self.completions
-            .retain(|c| !picked.iter().any(|p| p.thread_id == c.thread_id));
-        self.completions.extend(picked);
-    }
-}
-
-/// What the run did, for the wrap-up.
-#[derive(Debug, Default)]
-struct Tally {
-    triaged: usize,
-    tasks: usize,
-    tasks_done: usize,
-    /// Dispatched tasks that failed or made no commit.
-    tasks_failed: usize,
-    replies: usize,
-    resolved: usize,
-    skipped: usize,
-    waiting: usize,
-}
-
-fn state_path(vcs: &GitVcs, pr: &PullRequest) -> Result<PathBuf, CliError> {
-    crate::state::pr_file(vcs, "followup", pr).map_err(|e| CliError::Other {
-        message: format!("cannot open the follow-up's state: {e}"),
-        hint: Some(e.hint()),
-    })
-}
-
 fn read_answers(path: &Path) -> Result<FormAnswers, CliError> {
     let text = std::fs::read_to_string(path).map_err(|e| CliError::Input {
         path: path.to_path_buf(),
@@ -206,79 +119,6 @@ fn read_answers(path: &Path) -> Result<FormAnswers, CliError> {
             "it is the JSON the form returns: {\"status\": \"submitted\", \"issues\": {\"<thread id>\": {\"instruction\", \"autoResolve\", \"action\"}}, \"groups\": {\"<group id>\": {\"hide\"}}}"
                 .to_owned(),
         ),
-    })
-}
-
-/// Refuses answers that name a review group the follow-up did not show (an answers file written
-/// for another pull request, or by hand): hiding a group minimizes comments, so only the groups of
-/// `issues` may be named. Nothing has been posted when this fails.
-fn check_groups(answers: &FormAnswers, issues: &[Issue]) -> Result<(), CliError> {
-    let Some(unknown) = answers
-        .groups
-        .keys()
-        .find(|id| !issues.iter().any(|i| &i.group == *id))
-    else {
-        return Ok(());
-    };
-    let shown: std::collections::BTreeSet<&str> = issues.iter().map(|i| i.group.as_str()).collect();
-    let shown: Vec<&str> = shown.into_iter().collect();
-    Err(CliError::Usage {
-        message: format!(
-            "the answers name the review group {}, which this follow-up does not show; nothing was posted",
-            visible_line(&format!("{unknown:?}"))
-        ),
-        hint: Some(format!(
-            "name only the groups shown (the form's `data-group`; here: {}), or answer with the form",
-            visible_line(&shown.join(", "))
-        )),
-    })
-}
-
-/// Refuses answers that name a thread the pull request does not have (a mistyped id, another
-/// pull request's): an answer that went nowhere would leave its thread silently unhandled. A
-/// thread of the pull request that is resolved now is said to be left out. Nothing has been
-/// posted when this fails.
-fn check_threads(
-    answers: &FormAnswers,
-    issues: &[Issue],
-    pr: &PullRequest,
-) -> Result<(), CliError> {
-    let mut unknown = Vec::new();
-    for id in answers
-        .issues
-        .keys()
-        .filter(|id| !issues.iter().any(|i| &i.thread_id == *id))
-    {
-        if pr.thread(&ThreadId(id.clone())).is_some() {
-            output::narrate(&format!(
-                "[followup] thread {} is resolved: its answer is left out",
-                visible_line(id)
-            ));
-        } else {
-            unknown.push(visible_line(&format!("{id:?}")).into_owned());
-        }
-    }
-    if unknown.is_empty() {
-        return Ok(());
-    }
-    let shown: Vec<String> = issues
-        .iter()
-        .map(|i| format!("#{} {}", i.number, visible_line(&i.thread_id)))
-        .collect();
-    Err(CliError::Usage {
-        message: format!(
-            "the answers name {} this follow-up does not show: {}; nothing was posted",
-            if unknown.len() == 1 {
-                "a thread"
-            } else {
-                "threads"
-            },
-            unknown.join(", ")
-        ),
-        hint: Some(format!(
-            "use the ids of the summary's Thread column (here: {}), or answer with the form",
-            shown.join(", ")
-        )),
     })
 }
 
@@ -538,114 +378,6 @@ fn analyse(command: &str, page: &mut followup::form::FormPage) {
     );
 }
 
-/// Asks `judge` about each instruction the rules left unclear and a judge may place (the
-/// selector on auto), each with the instruction and the reviewer's comment fenced under a fresh
-/// random marker; moves those it places to the fixes, replies or skips. What it does not place,
-/// or cannot be asked about, stays unclear.
-async fn judge_unclear(
-    judge: &str,
-    mut sorted: followup::Sorted,
-    answers: &FormAnswers,
-) -> Result<followup::Sorted, CliError> {
-    let dir = common::cwd()?;
-    let mut asked = Vec::new();
-    let mut kept = Vec::new();
-    for (issue, text) in std::mem::take(&mut sorted.unclear) {
-        let answer = answers
-            .issues
-            .get(&issue.thread_id)
-            .cloned()
-            .unwrap_or_default();
-        let reading = followup::read_instruction(&text);
-        let marker = crate::command::random_marker().map(|hex| format!("instruction_{hex}"));
-        match marker {
-            Ok(marker) if reading.judgeable && answer.action == ChosenAction::Auto => {
-                let input = serde_json::json!({
-                    "marker": marker,
-                    "instruction": post::fence(&text, &marker),
-                    "comment": post::fence(&issue.top_comment, &marker),
-                    "location": issue.location(),
-                    "instructions": followup::JUDGE_INSTRUCTIONS,
-                })
-                .to_string();
-                asked.push((issue, text, answer, input));
-            }
-            _ => kept.push((issue, text)),
-        }
-    }
-    sorted.unclear = kept;
-    if asked.is_empty() {
-        return Ok(sorted);
-    }
-    let judge = judge.to_owned();
-    let inputs: Vec<String> = asked.iter().map(|a| a.3.clone()).collect();
-    let (verdicts, stopped) = crate::command::interruptible(move || {
-        let mut out = Vec::with_capacity(inputs.len());
-        crate::command::for_each_ordered(
-            &inputs,
-            |_| {},
-            |input| {
-                crate::command::run(
-                    crate::command::Kind::Judge,
-                    &judge,
-                    &dir,
-                    input,
-                    Duration::from_secs(300),
-                )
-            },
-            |_, verdict| out.push(verdict),
-            |_| {},
-        );
-        out
-    })
-    .await
-    .map_err(|e| CliError::Other {
-        message: format!("the judge's calls failed: {e}"),
-        hint: Some("nothing was posted; run again".to_owned()),
-    })?;
-    if stopped {
-        output::narrate(
-            "[followup] interrupted while the judge read the instructions; nothing was posted",
-        );
-        return Err(CliError::Interrupted);
-    }
-    for ((issue, text, mut answer, _), verdict) in asked.into_iter().zip(verdicts) {
-        let placed = match &verdict {
-            Ok(out) => followup::judged_intent(out),
-            Err(_) => None,
-        };
-        let said = match (&verdict, placed) {
-            (Err(why), _) => format!("the judge {why}: it stays unclear"),
-            (Ok(_), None) => "the judge could not place it either".to_owned(),
-            (Ok(_), Some(intent)) => format!("the judge reads it as {}", intent_name(intent)),
-        };
-        output::narrate(&format!("[followup] #{}: {said}", issue.number));
-        answer.instruction.clone_from(&text);
-        match placed {
-            Some(followup::Intent::Fix) => sorted.fixes.push((issue, answer)),
-            Some(followup::Intent::Reply) => sorted.replies.push((issue, answer)),
-            Some(followup::Intent::Skip) => sorted.skipped.push(issue),
-            Some(followup::Intent::Unclear) | None => sorted.unclear.push((issue, text)),
-        }
-    }
-    // Thread order, as the rules left them.
-    let order = |i: &Issue| i.number;
-    sorted.fixes.sort_by_key(|(i, _)| order(i));
-    sorted.replies.sort_by_key(|(i, _)| order(i));
-    sorted.skipped.sort_by_key(order);
-    sorted.unclear.sort_by_key(|(i, _)| order(i));
-    Ok(sorted)
-}
-
-fn intent_name(intent: followup::Intent) -> &'static str {
-    match intent {
-        followup::Intent::Fix => "a fix",
-        followup::Intent::Reply => "a reply, posted as written",
-        followup::Intent::Skip => "a skip",
-        followup::Intent::Unclear => "unclear",
-    }
-}
-
 /// Shows the form and waits for its answers.
 async fn show_form(
     page: &followup::form::FormPage,
@@ -671,8 +403,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
             message: "--finish reads what the follow-up left in the git directory".to_owned(),
             hint: Some("run it in the clone the follow-up ran in".to_owned()),
         })?;
-        let mut tally = Tally::default();
-        finish(&conn, &pr, &vcs, &automation, &mut tally).await?;
+        let tally = finish(&conn, &pr, &vcs, &automation).await?;
         return output::human(&wrap_up(&tally)).map_err(CliError::Output);
     }
 
@@ -749,8 +480,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                     hint: Some("pass --answers FILE to answer without a browser".to_owned()),
                 })?,
         };
-        check_groups(&answers, &issues)?;
-        check_threads(&answers, &issues, &pr)?;
+        followup_app::check_answers(&Narration, &answers, &issues, &pr)?;
         let json = serde_json::to_string(&answers).unwrap_or_default();
         output::stdout(&format!("{json}\n")).map_err(CliError::Output)?;
         if answers.status != FormStatus::Submitted {
@@ -759,7 +489,11 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
         }
         let mut sorted = followup::sort(&issues, &answers);
         if let Some(judge) = args.judge_cmd.as_deref().filter(|c| !c.trim().is_empty()) {
-            sorted = judge_unclear(judge, sorted, &answers).await?;
+            let judge = JudgeCommand {
+                command: judge.to_owned(),
+                dir: common::cwd()?,
+            };
+            sorted = followup_app::judge_unclear(&judge, &Narration, sorted, &answers).await?;
         }
         if !sorted.unclear.is_empty() {
             let lines: Vec<String> = sorted
@@ -832,44 +566,16 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
     let host = conn.audited_host(&automation.header, vcs.as_ref());
 
     // Reply-only threads: the operator's words, once ever.
-    let mut to_resolve = Vec::new();
-    for (issue, answer) in &sorted.replies {
-        let id = ThreadId(issue.thread_id.clone());
-        let text = answer.instruction.trim();
-        let key = post::idempotency_key(&id, text);
-        let already = pr.thread(&id).is_some_and(|t| {
-            t.comments
-                .iter()
-                .any(|c| post::find_key(&c.body) == Some(key.as_str()))
-        });
-        if already {
-            output::narrate(&format!(
-                "[followup] #{}: replied before; not again",
-                issue.number
-            ));
-        } else {
-            match host
-                .reply_in_own_words(&id, &post::own_words_body(text, &key))
-                .await
-            {
-                Ok(_) => {
-                    tally.replies += 1;
-                    output::narrate(&format!("[followup] #{}: replied", issue.number));
-                }
-                Err(e) => {
-                    output::narrate(&format!(
-                        "[followup] #{}: the reply failed ({e}); not resolved",
-                        issue.number
-                    ));
-                    continue;
-                }
-            }
-        }
-        if answer.auto_resolve {
-            to_resolve.push(id);
-        }
-    }
-    resolve_all(&host, &to_resolve, &mut tally).await;
+    tally.add(
+        followup_app::post_own_replies(
+            &host,
+            &OwnWordsHost(&host),
+            &Narration,
+            &pr,
+            &sorted.replies,
+        )
+        .await,
+    );
 
     // Fix tasks.
     let mut state = FollowupState::default();
@@ -937,13 +643,8 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                 ));
             }
             Some(agent) => {
-                let path = state_path(vcs, &pr)?;
-                let saved: FollowupState =
-                    crate::state::load(&path).map_err(|e| CliError::Input {
-                        path: path.clone(),
-                        message: e.describe("follow-up state"),
-                        hint: Some("it was left as it is".to_owned()),
-                    })?;
+                let store = StateFile::of(vcs, &pr)?;
+                let saved = store.load()?;
                 // Tasks an earlier run finished, or whose agent committed before the run was
                 // killed, are not dispatched again.
                 let head = vcs.head_id().unwrap_or_default();
@@ -978,7 +679,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                                 visible_line(&task.title)
                             ));
                             let threads = task.threads.clone();
-                            update_state(&path, |st| st.started.retain(|s| s.threads != threads))?;
+                            store.change(|st| st.started.retain(|s| s.threads != threads))?;
                             tally.tasks_failed += 1;
                             continue;
                         }
@@ -988,7 +689,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                         ));
                         let picked = completions_of(task, &sha);
                         let threads = task.threads.clone();
-                        update_state(&path, |st| {
+                        store.change(|st| {
                             st.started.retain(|s| s.threads != threads);
                             st.record(picked);
                         })?;
@@ -1004,7 +705,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                                 threads: todo[i].threads.clone(),
                                 base: base.to_owned(),
                             };
-                            update_state(&path, |st| {
+                            store.change(|st| {
                                 st.started.retain(|s| s.threads != started.threads);
                                 st.started.push(started);
                             })
@@ -1015,7 +716,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                                 _ => Vec::new(),
                             };
                             let threads = todo[i].threads.clone();
-                            update_state(&path, |st| {
+                            store.change(|st| {
                                 st.started.retain(|s| s.threads != threads);
                                 st.record(picked);
                             })
@@ -1031,7 +732,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                     .collect::<Result<Vec<_>, _>>()?;
                 let outcomes = crate::dispatch::run_tasks(
                     vcs,
-                    &path.with_file_name("followup"),
+                    &store.path().with_file_name("followup"),
                     &agent,
                     Duration::from_secs(args.agent_timeout),
                     mode,
@@ -1080,21 +781,12 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
         }
     }
     if let Some(vcs) = &vcs {
-        let path = state_path(vcs, &pr)?;
-        crate::state::update(&path, |saved: &mut FollowupState| {
+        let store = StateFile::of(vcs, &pr)?;
+        store.change(|saved| {
             saved.record(std::mem::take(&mut state.completions));
-            for h in state.hide.drain(..) {
-                if !saved.hide.iter().any(|s| s.group == h.group) {
-                    saved.hide.push(h);
-                }
-            }
-        })
-        .map_err(|e| CliError::Input {
-            path: path.clone(),
-            message: e.describe("follow-up state"),
-            hint: Some("it was left as it is".to_owned()),
+            saved.add_hides(state.hide.drain(..));
         })?;
-        finish(&conn, &pr, vcs, &automation, &mut tally).await?;
+        tally.add(finish(&conn, &pr, vcs, &automation).await?);
     }
     output::human(&wrap_up(&tally)).map_err(CliError::Output)?;
     if tally.tasks_failed > 0 && tally.tasks_done == 0 {
@@ -1132,211 +824,20 @@ fn describe(pr: &PullRequest, task: &Task, issues: &[Issue]) -> Result<String, C
     ))
 }
 
-/// Resolves `threads` in batches, counting what was resolved and narrating what was not.
-async fn resolve_all(host: &AuditedHost, threads: &[ThreadId], tally: &mut Tally) {
-    if threads.is_empty() {
-        return;
-    }
-    for (id, r) in threads.iter().zip(host.resolve_threads(threads).await) {
-        match r {
-            Ok(()) => tally.resolved += 1,
-            Err(e) => output::narrate(&format!("[followup] resolving {id} failed: {e}")),
-        }
-    }
-}
-
-/// Changes the follow-up state under its lock.
-fn update_state(path: &Path, change: impl FnOnce(&mut FollowupState)) -> Result<(), CliError> {
-    crate::state::update(path, change).map_err(|e| CliError::Input {
-        path: path.to_path_buf(),
-        message: e.describe("follow-up state"),
-        hint: Some("it was left as it is".to_owned()),
-    })
-}
-
-/// Posts the fix replies whose commits are on the PR's head (after re-reading each thread: one
-/// already resolved is skipped), and hides the review groups whose threads are all resolved.
+/// `--finish` through the CLI's adapters: GitHub with the audit log, the state file, git.
 async fn finish(
     conn: &Connection,
-    pr_before: &PullRequest,
+    pr: &PullRequest,
     vcs: &GitVcs,
     automation: &review_core::gate::AutomationSettings,
-    tally: &mut Tally,
-) -> Result<(), CliError> {
-    let path = state_path(vcs, pr_before)?;
-    let state: FollowupState = crate::state::load(&path).map_err(|e| CliError::Input {
-        path: path.clone(),
-        message: e.describe("follow-up state"),
-        hint: Some("it was left as it is".to_owned()),
-    })?;
-    if state.completions.is_empty() && state.hide.is_empty() {
-        return Ok(());
-    }
-    let pr = Reader::new(&conn.client)
-        .pull_request(&conn.repo, conn.number)
-        .await
-        .map_err(github::read_error)?;
+) -> Result<Tally, CliError> {
+    let store = StateFile::of(vcs, pr)?;
     let host = conn.audited_host(&automation.header, Some(vcs));
-    let mut left = FollowupState::default();
-    let mut to_resolve = Vec::new();
-    for c in state.completions {
-        let id = ThreadId(c.thread_id.clone());
-        let Some(thread) = pr.thread(&id) else {
-            continue;
-        };
-        if thread.is_resolved {
-            output::narrate(&format!("[followup] {id} is already resolved: no reply"));
-            continue;
-        }
-        // The fix as it landed on the PR's head (a rebase before the push changes its id).
-        let landed = match &c.since {
-            None => review_app::respond::landed_fix(&History(Some(vcs)), &pr, &c.thread_id, &c.sha),
-            Some(since) => manual_fix(vcs, &pr, &c.thread_id, since, &c.files),
-        };
-        let Some(landed) = landed else {
-            tally.waiting += 1;
-            match &c.since {
-                None => output::narrate(&format!(
-                    "[followup] {id}: fixed in {}, which is not on the PR yet; push, then run `review followup --finish`",
-                    c.sha
-                )),
-                Some(_) => output::narrate(&format!(
-                    "[followup] {id}: no fix for it on the PR's head yet (a commit after the follow-up touching {}, or naming the thread in a `{}` trailer); commit and push it, then run `review followup --finish`",
-                    if c.files.is_empty() {
-                        "any file".to_owned()
-                    } else {
-                        visible_line(&c.files.join(", ")).into_owned()
-                    },
-                    crate::git::THREAD_TRAILER
-                )),
-            }
-            left.completions.push(c);
-            continue;
-        };
-        let text = followup::fixed_reply(c.lang, landed.get(..7).unwrap_or(&landed), &c.what);
-        let key = post::idempotency_key(&id, &text);
-        let posted = thread
-            .comments
-            .iter()
-            .any(|cm| post::find_key(&cm.body) == Some(key.as_str()));
-        if !posted {
-            if let Err(e) = host
-                .reply(&id, &post::marked_body(&automation.header, &text, &key))
-                .await
-            {
-                output::narrate(&format!(
-                    "[followup] {id}: the reply failed ({e}); kept for the next --finish"
-                ));
-                left.completions.push(c);
-                continue;
-            }
-            tally.replies += 1;
-        }
-        to_resolve.push(id);
-    }
-    resolve_all(&host, &to_resolve, tally).await;
-    // Hide groups, reading the threads again after the resolves.
-    let pr = if to_resolve.is_empty() {
-        pr
-    } else {
-        Reader::new(&conn.client)
-            .pull_request(&conn.repo, conn.number)
-            .await
-            .map_err(github::read_error)?
+    let ports = FinishPorts {
+        host: &host,
+        reread: &GitHubReread(conn),
+        store: &store,
+        history: &GitHistory(vcs),
     };
-    for h in state.hide {
-        let threads: Vec<_> = h
-            .threads
-            .iter()
-            .filter_map(|id| pr.thread(&ThreadId(id.clone())))
-            .collect();
-        let open = threads.iter().filter(|t| !t.is_resolved).count();
-        if open > 0 {
-            output::narrate(&format!(
-                "Group @{}: {open}/{} threads still unresolved, skipping hide.",
-                visible_line(&h.reviewer),
-                threads.len()
-            ));
-            left.hide.push(h);
-            continue;
-        }
-        // Only the group's reviewer's own comments: a person's replies in its threads (and the
-        // tool's) stay as they are.
-        let by_reviewer = |author: Option<&review_core::model::Author>| {
-            !h.reviewer.is_empty() && author.is_some_and(|a| a.login == h.reviewer)
-        };
-        let comments: Vec<CommentId> = threads
-            .iter()
-            .flat_map(|t| t.comments.iter())
-            .filter(|c| by_reviewer(c.author.as_ref()))
-            .map(|c| c.id.clone())
-            .collect();
-        let mut failed = false;
-        for c in &comments {
-            if let Err(e) = host.minimize(c, MinimizeReason::Outdated).await {
-                output::narrate(&format!("[followup] hiding {c} failed: {e}"));
-                failed = true;
-            }
-        }
-        // The review's own body too, when it says something (GitHub refuses where the viewer
-        // cannot minimize it: that is reported, the comments stay hidden).
-        let review = pr.reviews.iter().find(|r| {
-            r.id.0 == h.group && !r.body.trim().is_empty() && by_reviewer(r.author.as_ref())
-        });
-        if let (Some(review), false) = (review, failed) {
-            let id = CommentId(review.id.0.clone());
-            if let Err(e) = host.minimize(&id, MinimizeReason::Outdated).await {
-                output::narrate(&format!(
-                    "[followup] the review's own body could not be hidden: {e}"
-                ));
-            }
-        }
-        if failed {
-            left.hide.push(h);
-        } else {
-            output::narrate(&format!(
-                "[followup] group @{} hidden ({} comments)",
-                visible_line(&h.reviewer),
-                comments.len()
-            ));
-        }
-    }
-    crate::state::save(&path, &left).map_err(|e| CliError::Input {
-        path: path.clone(),
-        message: format!("cannot record what is left: {e}"),
-        hint: None,
-    })
-}
-
-/// The fix of a task carried out by hand, once on the PR's head: the commit whose trailer
-/// names `thread`, else the newest commit of `since..head` that touches one of `files` (any
-/// commit there, when the task has no files).
-fn manual_fix(
-    vcs: &GitVcs,
-    pr: &PullRequest,
-    thread: &str,
-    since: &str,
-    files: &[String],
-) -> Option<String> {
-    if let Some(sha) = review_app::respond::landed_fix(&History(Some(vcs)), pr, thread, "") {
-        return Some(sha);
-    }
-    let head = pr.head_sha.0.as_str();
-    if !vcs.has_commit(head) || !vcs.is_ancestor(since, head) {
-        return None;
-    }
-    let commits = vcs.commits_between(since, head).ok()?;
-    commits.into_iter().rev().find(|sha| {
-        files.is_empty()
-            || vcs
-                .paths_changed_by(sha)
-                .is_ok_and(|paths| paths.iter().any(|p| files.contains(p)))
-    })
-}
-
-fn wrap_up(t: &Tally) -> String {
-    format!(
-        "Threads triaged: {}\nFix tasks dispatched: {} (completed: {})\nReplies posted: {}\nThreads resolved: {}\nSkipped: {}\nFix replies waiting for a push: {}\n",
-        t.triaged, t.tasks, t.tasks_done, t.replies, t.resolved, t.skipped, t.waiting
-    )
+    Ok(ports.finish(&Narration, pr, automation).await?)
 }
