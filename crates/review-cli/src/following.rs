@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use review_app::followup::{
-    FollowupHistory, FollowupState, FollowupStore, Judge, JudgeQuestion, Judged, Narrator, Note,
-    OwnWords, Reread, Tally,
+    Ask, FollowupHistory, FollowupState, FollowupStore, Helper, Judge, JudgeQuestion, Judged,
+    Narrator, Note, OwnWords, Question, Reread, Tally,
 };
 use review_app::respond::{FixCommit, FixHistory};
 use review_core::followup::Intent;
@@ -219,6 +219,61 @@ impl Judge for JudgeCommand {
     }
 }
 
+/// `--translator-cmd` and `--analyst-cmd`: each question as JSON on stdin (`marker`, the text
+/// fenced under a fresh random marker, `location`, `diffHunk`, `instructions`), the calls side
+/// by side (--jobs) with a spinner, the answers in order. Outside a working directory, or
+/// without a marker, nothing is asked.
+#[derive(Debug, Clone)]
+pub struct HelperCommand {
+    /// The command, run with `sh -c`.
+    pub command: String,
+    /// Where it runs.
+    pub dir: Option<PathBuf>,
+}
+
+fn kind_of(helper: Helper) -> crate::command::Kind {
+    match helper {
+        Helper::Translator => crate::command::Kind::Translator,
+        Helper::Analyst => crate::command::Kind::Analyst,
+    }
+}
+
+impl Ask for HelperCommand {
+    fn ask(&self, helper: Helper, questions: &[Question]) -> Option<Vec<Result<String, String>>> {
+        let dir = self.dir.as_ref()?;
+        let kind = kind_of(helper);
+        // The inputs first, in thread order; the calls side by side; the answers in order.
+        let mut inputs = Vec::with_capacity(questions.len());
+        for q in questions {
+            let hex = crate::command::random_marker().ok()?;
+            let marker = format!("comment_{hex}");
+            let input = serde_json::json!({
+                "marker": marker,
+                q.field: post::fence(&q.text, &marker),
+                "location": q.location,
+                "diffHunk": q.diff_hunk,
+                "instructions": q.instructions,
+            });
+            inputs.push(input.to_string());
+        }
+        let timeout = Duration::from_secs(match helper {
+            Helper::Translator => 120,
+            Helper::Analyst => 300,
+        });
+        let mut answers = Vec::with_capacity(inputs.len());
+        let spinner = output::Spinner::start(&format!("{} 0/{}", kind.as_str(), inputs.len()));
+        crate::command::for_each_ordered(
+            &inputs,
+            |_| {},
+            |input| crate::command::run(kind, &self.command, dir, input, timeout),
+            |_, answer| answers.push(answer),
+            |done| spinner.set_label(&format!("{} {done}/{}", kind.as_str(), inputs.len())),
+        );
+        drop(spinner);
+        Some(answers)
+    }
+}
+
 /// The follow-up's notes on stderr, as `[followup] ...` lines.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Narration;
@@ -281,6 +336,17 @@ fn line(note: &Note) -> String {
         Note::GroupHidden { reviewer, comments } => format!(
             "[followup] group @{} hidden ({comments} comments)",
             visible_line(reviewer)
+        ),
+        Note::HelperFailed {
+            helper,
+            number,
+            why,
+        } => format!(
+            "[followup] the {} {why} for #{number}",
+            kind_of(*helper).as_str()
+        ),
+        Note::NoAnalysis { number } => format!(
+            "[followup] the analyst gave no analysis it could read for #{number}: the reader's suggestion stays"
         ),
         Note::Judged { number, verdict } => {
             let said = match verdict {

@@ -6,6 +6,8 @@
 //!   are refused, before anything is posted ([`UnknownAnswer`]);
 //! - [`post_own_replies`]: the reply-only threads answered in the operator's words, each once
 //!   ever ([`OwnWords`]), and resolved as asked;
+//! - [`translate`] and [`analyse`]: the form's page prepared by the operator's helper commands
+//!   ([`Ask`]); a failing helper leaves the page as the reader made it;
 //! - [`judge_unclear`]: the instructions the rules leave unclear placed by a judge command
 //!   ([`Judge`]); what it cannot place stays unclear;
 //! - [`FinishPorts::finish`]: the fix replies whose commits are on the PR's head, each posted
@@ -18,6 +20,7 @@
 
 mod finish;
 mod judge;
+mod prepare;
 pub mod state;
 
 use std::future::Future;
@@ -31,6 +34,7 @@ use review_core::post;
 
 pub use finish::{FinishPorts, manual_fix};
 pub use judge::{Judge, JudgeQuestion, judge_unclear};
+pub use prepare::{Ask, Helper, Question, analyse, translate};
 pub use state::{Completion, FollowupState, FollowupStore, Hide, MemoryFollowup, Started};
 
 use crate::error::{AppError, ErrorKind};
@@ -156,6 +160,20 @@ pub enum Note {
         reviewer: String,
         /// How many comments were hidden.
         comments: usize,
+    },
+    /// A helper command gave no answer about a thread: the page shows it as the reader made it.
+    HelperFailed {
+        /// Which helper.
+        helper: Helper,
+        /// The number.
+        number: usize,
+        /// Why, as the command runner says it.
+        why: String,
+    },
+    /// The analyst's answer about a thread did not read: the reader's suggestion stays.
+    NoAnalysis {
+        /// The number.
+        number: usize,
     },
     /// The judge was asked about an unclear instruction.
     Judged {

@@ -8,14 +8,14 @@ use std::collections::BTreeMap;
 
 use review_app::ErrorKind;
 use review_app::followup::{
-    Completion, FinishPorts, FollowupHistory, FollowupState, FollowupStore, Hide, HostReread,
-    Judge, JudgeQuestion, Judged, MemoryFollowup, Note, Notes, OwnWords, Tally, UnknownAnswer,
-    check_answers, judge_unclear, post_own_replies,
+    Ask, Completion, FinishPorts, FollowupHistory, FollowupState, FollowupStore, Helper, Hide,
+    HostReread, Judge, JudgeQuestion, Judged, MemoryFollowup, Note, Notes, OwnWords, Question,
+    Tally, UnknownAnswer, analyse, check_answers, judge_unclear, post_own_replies, translate,
 };
 use review_app::ports::Poisoned;
 use review_app::respond::{FixCommit, FixHistory};
 use review_core::followup::form::{
-    ChosenAction, FormAnswers, FormStatus, GroupAnswer, IssueAnswer,
+    ChosenAction, FormAnswers, FormIssue, FormPage, FormStatus, GroupAnswer, IssueAnswer,
 };
 use review_core::followup::{self, Intent, Issue, Lang};
 use review_core::gate::AutomationSettings;
@@ -588,4 +588,105 @@ async fn reply_only_threads_are_answered_once_and_resolved_as_asked() {
         notes.taken()[0],
         Note::ReplyFailed { number: 1, .. }
     ));
+}
+
+/// A helper answering each question with `answer`, keeping what it was asked.
+struct FixedHelper {
+    answer: Result<String, String>,
+    asked: std::sync::Mutex<Vec<Question>>,
+}
+
+impl FixedHelper {
+    fn new(answer: Result<&str, &str>) -> Self {
+        Self {
+            answer: answer.map(str::to_owned).map_err(str::to_owned),
+            asked: std::sync::Mutex::default(),
+        }
+    }
+}
+
+impl Ask for FixedHelper {
+    fn ask(&self, _: Helper, questions: &[Question]) -> Option<Vec<Result<String, String>>> {
+        if let Ok(mut asked) = self.asked.lock() {
+            asked.extend(questions.iter().cloned());
+        }
+        Some(questions.iter().map(|_| self.answer.clone()).collect())
+    }
+}
+
+fn page() -> FormPage {
+    let pr = pr();
+    let shown = issues(&pr);
+    followup::form_page(&pr, &shown, &followup::Summary::of(&pr, &shown))
+}
+
+fn form_issues(page: &FormPage) -> Vec<FormIssue> {
+    page.groups
+        .iter()
+        .flat_map(|g| g.issues.iter().cloned())
+        .collect()
+}
+
+#[test]
+fn a_failing_helper_leaves_the_page_as_the_reader_made_it() {
+    let before = page();
+    let n = form_issues(&before).len();
+
+    // The translator fails: every comment and summary as written, each failure said.
+    let mut translated = before.clone();
+    let notes = Notes::default();
+    translate(
+        &FixedHelper::new(Err("timed out after 120 s")),
+        &notes,
+        &mut translated,
+    );
+    assert_eq!(translated, before);
+    assert_eq!(
+        notes.taken().len(),
+        2 * n,
+        "the comments, then the summaries"
+    );
+    assert!(matches!(
+        &notes.taken()[0],
+        Note::HelperFailed { helper: Helper::Translator, number: 1, why } if why == "timed out after 120 s"
+    ));
+
+    // The analyst answers what does not read: the reader's suggestion stays.
+    let mut analysed = before.clone();
+    let notes = Notes::default();
+    let analyst = FixedHelper::new(Ok("I would fix it"));
+    analyse(&analyst, &notes, &mut analysed);
+    assert_eq!(analysed, before);
+    assert_eq!(notes.taken()[0], Note::NoAnalysis { number: 1 });
+    let asked = analyst.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), n);
+    assert_eq!(
+        (asked[0].field, asked[0].text.as_str()),
+        ("comment", "**Off by one.**")
+    );
+
+    // A translator that answers: the translation beside the original.
+    let mut translated = before.clone();
+    translate(
+        &FixedHelper::new(Ok("  Um eins daneben.\n")),
+        &Notes::default(),
+        &mut translated,
+    );
+    let first = &form_issues(&translated)[0];
+    assert_eq!(first.comment, "Um eins daneben.");
+    assert_eq!(first.original, "**Off by one.**");
+    assert_eq!(first.summary, "Um eins daneben.");
+
+    // An analyst that answers: its suggestion.
+    let mut analysed = before;
+    analyse(
+        &FixedHelper::new(Ok(r#"{"asks": "Fix the bound.", "action": "fix"}"#)),
+        &Notes::default(),
+        &mut analysed,
+    );
+    assert_eq!(form_issues(&analysed)[0].suggestion.asks, "Fix the bound.");
+    assert_eq!(
+        form_issues(&analysed)[0].suggestion.action,
+        ChosenAction::Fix
+    );
 }
