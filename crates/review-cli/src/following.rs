@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use review_app::followup::{
-    Ask, FollowupHistory, FollowupState, FollowupStore, Helper, Judge, JudgeQuestion, Judged,
-    Narrator, Note, OwnWords, Question, Reread, Tally,
+    Agents, Ask, FollowupHistory, FollowupState, FollowupStore, Helper, Judge, JudgeQuestion,
+    Judged, Narrator, Note, OwnWords, Question, Reread, Tally, TaskEvent, Workspace,
 };
 use review_app::respond::{FixCommit, FixHistory};
 use review_core::followup::Intent;
@@ -45,11 +45,6 @@ impl StateFile {
     /// Where it is.
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    /// Changes the state under its lock (`change` may take what it records).
-    pub fn change(&self, change: impl FnOnce(&mut FollowupState)) -> Result<(), CliError> {
-        crate::state::update(&self.path, change).map_err(|e| self.input_error(&e))
     }
 
     fn input_error(&self, e: &crate::state::LoadError) -> CliError {
@@ -219,6 +214,81 @@ impl Judge for JudgeCommand {
     }
 }
 
+/// The working tree the agents commit in, with the deny list their commits are checked
+/// against.
+#[derive(Debug, Clone, Copy)]
+pub struct GitWorkspace<'a> {
+    /// The clone.
+    pub vcs: &'a GitVcs,
+    /// The deny list.
+    pub denied: &'a [String],
+}
+
+impl Workspace for GitWorkspace<'_> {
+    fn head(&self) -> Option<String> {
+        self.vcs.head_id().ok()
+    }
+
+    fn short_head(&self) -> Option<String> {
+        self.vcs.short_head().ok()
+    }
+
+    fn is_ancestor(&self, ancestor: &str, descendant: &str) -> bool {
+        self.vcs.is_ancestor(ancestor, descendant)
+    }
+
+    fn denied_commit(&self, from: &str, to: &str) -> Option<String> {
+        crate::dispatch::denied_commit(self.vcs, from, to, self.denied)
+    }
+}
+
+/// `--agent-cmd`: the tasks dispatched through `dispatch.rs` (one after another, or in parallel
+/// git worktrees under `dir`, merged back in order), a commit touching a deny-listed path never
+/// counted as done.
+#[derive(Debug, Clone)]
+pub struct AgentCommand<'a> {
+    /// The clone.
+    pub vcs: &'a GitVcs,
+    /// Where the task files and worktrees are kept (the pull request's own directory).
+    pub dir: PathBuf,
+    /// The agent command, run with `sh -c`.
+    pub command: String,
+    /// How long one agent run may take.
+    pub timeout: Duration,
+    /// The deny list.
+    pub denied: &'a [String],
+}
+
+impl Agents for AgentCommand<'_> {
+    fn marker(&self) -> Result<String, String> {
+        crate::command::random_marker()
+    }
+
+    fn run(
+        &self,
+        mode: review_core::followup::DispatchMode,
+        descriptions: &[String],
+        record: &dyn Fn(TaskEvent<'_>),
+    ) -> Vec<Result<Option<String>, String>> {
+        let heard = |event: crate::dispatch::TaskEvent<'_>| match event {
+            crate::dispatch::TaskEvent::Started(i, base) => record(TaskEvent::Started(i, base)),
+            crate::dispatch::TaskEvent::Finished(i, outcome) => {
+                record(TaskEvent::Finished(i, outcome));
+            }
+        };
+        crate::dispatch::run_tasks(
+            self.vcs,
+            &self.dir,
+            &self.command,
+            self.timeout,
+            mode,
+            descriptions,
+            self.denied,
+            &heard,
+        )
+    }
+}
+
 /// `--translator-cmd` and `--analyst-cmd`: each question as JSON on stdin (`marker`, the text
 /// fenced under a fresh random marker, `location`, `diffHunk`, `instructions`), the calls side
 /// by side (--jobs) with a spinner, the answers in order. Outside a working directory, or
@@ -348,6 +418,23 @@ fn line(note: &Note) -> String {
         Note::NoAnalysis { number } => format!(
             "[followup] the analyst gave no analysis it could read for #{number}: the reader's suggestion stays"
         ),
+        Note::TaskDoneBefore { title } => format!(
+            "[followup] task \"{}\" was done by an earlier run",
+            visible_line(title)
+        ),
+        Note::TaskTakenUp { title, sha } => format!(
+            "[followup] task \"{}\" was committed ({sha}) by a run that stopped: taken up",
+            visible_line(title)
+        ),
+        Note::TaskFailed { title, why } => format!(
+            "[followup] task \"{}\" failed: {why}; its threads stay open",
+            visible_line(title)
+        ),
+        Note::TaskNoCommit { title } => format!(
+            "[followup] task \"{}\" made no commit: its threads stay open",
+            visible_line(title)
+        ),
+        Note::RecordFailed { error } => format!("[followup] cannot record the task: {error}"),
         Note::Judged { number, verdict } => {
             let said = match verdict {
                 Judged::Failed(why) => format!("the judge {why}: it stays unclear"),

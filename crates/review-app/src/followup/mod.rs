@@ -10,6 +10,9 @@
 //!   ([`Ask`]); a failing helper leaves the page as the reader made it;
 //! - [`judge_unclear`]: the instructions the rules leave unclear placed by a judge command
 //!   ([`Judge`]); what it cannot place stays unclear;
+//! - [`DispatchPorts::dispatch`] (fix tasks sent to the agent, [`Agents`], in the [`Workspace`], each start and
+//!   end recorded so a killed run loses no fix and repeats none) or [`by_hand`] (the tasks
+//!   written out for the operator), then [`leave_for_finish`];
 //! - [`FinishPorts::finish`]: the fix replies whose commits are on the PR's head, each posted
 //!   once (a run resumed after a crash posts nothing twice), the threads resolved, the review
 //!   groups whose threads are all resolved hidden; what is owed is kept in a
@@ -22,6 +25,7 @@ mod finish;
 mod judge;
 mod prepare;
 pub mod state;
+mod tasks;
 
 use std::future::Future;
 use std::sync::Mutex;
@@ -36,6 +40,10 @@ pub use finish::{FinishPorts, manual_fix};
 pub use judge::{Judge, JudgeQuestion, judge_unclear};
 pub use prepare::{Ask, Helper, Question, analyse, translate};
 pub use state::{Completion, FollowupState, FollowupStore, Hide, MemoryFollowup, Started};
+pub use tasks::{
+    Agents, DispatchPorts, ManualTask, TaskEvent, Workspace, by_hand, completions_of, describe,
+    hides, leave_for_finish,
+};
 
 use crate::error::{AppError, ErrorKind};
 use crate::respond::FixHistory;
@@ -174,6 +182,35 @@ pub enum Note {
     NoAnalysis {
         /// The number.
         number: usize,
+    },
+    /// A fix task's threads were answered by an earlier run: not dispatched again.
+    TaskDoneBefore {
+        /// The task's title.
+        title: String,
+    },
+    /// A fix task's agent committed before the run was killed: taken up.
+    TaskTakenUp {
+        /// The task's title.
+        title: String,
+        /// The commit (short id).
+        sha: String,
+    },
+    /// A fix task failed: its threads stay open.
+    TaskFailed {
+        /// The task's title.
+        title: String,
+        /// Why.
+        why: String,
+    },
+    /// A fix task made no commit: its threads stay open.
+    TaskNoCommit {
+        /// The task's title.
+        title: String,
+    },
+    /// A task's start or end could not be recorded.
+    RecordFailed {
+        /// The store's error.
+        error: String,
     },
     /// The judge was asked about an unclear instruction.
     Judged {

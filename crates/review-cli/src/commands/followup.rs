@@ -8,10 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
-use review_app::followup::{
-    self as followup_app, Completion, FinishPorts, FollowupState, FollowupStore, Hide, Started,
-    Tally,
-};
+use review_app::followup::{self as followup_app, FinishPorts, FollowupState, Tally};
 use review_core::followup::form::{FormAnswers, FormStatus, IssueAnswer};
 use review_core::followup::{self, DispatchMode, Issue, Task};
 use review_core::model::{PullRequest, ThreadId};
@@ -21,8 +18,8 @@ use review_github::reader::Reader;
 use crate::commands::common::{self, AutomationArgs, PrArgs};
 use crate::error::CliError;
 use crate::following::{
-    GitHistory, GitHubReread, HelperCommand, JudgeCommand, Narration, OwnWordsHost, StateFile,
-    wrap_up,
+    AgentCommand, GitHistory, GitHubReread, GitWorkspace, HelperCommand, JudgeCommand, Narration,
+    OwnWordsHost, StateFile, wrap_up,
 };
 use crate::git::GitVcs;
 use crate::github::{self, Connection};
@@ -440,14 +437,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
     );
 
     // Fix tasks.
-    let mut state = FollowupState::default();
-    let lang_of = |id: &str| {
-        let texts: Vec<&str> = pr
-            .thread(&ThreadId(id.to_owned()))
-            .map(|t| t.comments.iter().map(|c| c.body.as_str()).collect())
-            .unwrap_or_default();
-        followup::language_of(texts)
-    };
+    let mut owed = Vec::new();
     if !tasks.is_empty() {
         let config = crate::config::current()?;
         let agent = crate::config::or_configured(args.agent_cmd.as_ref(), config.agent.as_ref());
@@ -455,199 +445,58 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
             message: "fix tasks run in a clone of the repository".to_owned(),
             hint: Some("run review followup inside the pull request's clone".to_owned()),
         })?;
-        let completions_of = |task: &Task, sha: &str| -> Vec<Completion> {
-            task.instructions
-                .iter()
-                .filter(|(id, _)| task.auto_resolve.get(id).copied().unwrap_or(false))
-                .map(|(id, text)| {
-                    let lang = lang_of(id);
-                    let summary = issues
-                        .iter()
-                        .find(|i| &i.thread_id == id)
-                        .map_or("", |i| i.summary.as_str());
-                    Completion {
-                        thread_id: id.clone(),
-                        sha: sha.to_owned(),
-                        what: followup::what_was_done(text, summary, lang),
-                        lang,
-                        since: None,
-                        files: Vec::new(),
-                    }
-                })
-                .collect()
+        let store = StateFile::of(vcs, &pr)?;
+        let agents = AgentCommand {
+            vcs,
+            dir: store.path().with_file_name("followup"),
+            command: agent.clone().unwrap_or_default(),
+            timeout: Duration::from_secs(args.agent_timeout),
+            denied: &denied,
         };
         match agent.filter(|a| !a.trim().is_empty()) {
             None => {
                 let since = vcs.head_id().ok();
-                for (n, task) in tasks.iter().enumerate() {
-                    let text = describe(&pr, task, &issues)?;
+                let mut state = FollowupState::default();
+                let written = followup_app::by_hand(
+                    &agents,
+                    &pr,
+                    &issues,
+                    &tasks,
+                    since.as_deref(),
+                    &mut state,
+                )?;
+                for (n, task) in written.iter().enumerate() {
                     output::human(&format!(
                         "\n### Task {}: {}\n\n{}",
                         n + 1,
                         visible_line(&task.title),
-                        text
+                        task.description
                     ))
                     .map_err(CliError::Output)?;
-                    // Auto-resolve is owed all the same: once your fix is on the PR's head,
-                    // `--finish` answers and resolves these threads.
-                    if let Some(since) = &since {
-                        let owed = completions_of(task, "").into_iter().map(|c| Completion {
-                            since: Some(since.clone()),
-                            files: task.files.clone(),
-                            ..c
-                        });
-                        state.record(owed.collect());
-                    }
                 }
+                owed = state.completions;
                 output::narrate(&format!(
                     "[followup] no agent command (--agent-cmd or commands.agent): the tasks are printed above for you to carry out; commit each fix (a `{} <thread id>` trailer names its thread), push, then run `review followup --finish` to answer and resolve the threads marked auto-resolve",
                     crate::git::THREAD_TRAILER
                 ));
             }
-            Some(agent) => {
-                let store = StateFile::of(vcs, &pr)?;
-                let saved = store.load()?;
-                // Tasks an earlier run finished, or whose agent committed before the run was
-                // killed, are not dispatched again.
-                let head = vcs.head_id().unwrap_or_default();
-                let mut todo: Vec<&Task> = Vec::new();
-                for task in &tasks {
-                    let done = !task.threads.is_empty()
-                        && task.threads.iter().all(|t| {
-                            saved
-                                .completions
-                                .iter()
-                                .any(|c| &c.thread_id == t && c.since.is_none())
-                        });
-                    let killed = saved
-                        .started
-                        .iter()
-                        .find(|s| s.threads == task.threads)
-                        .filter(|s| s.base != head && vcs.is_ancestor(&s.base, &head));
-                    if done {
-                        output::narrate(&format!(
-                            "[followup] task \"{}\" was done by an earlier run",
-                            visible_line(&task.title)
-                        ));
-                    } else if let Some(started) = killed {
-                        let sha = vcs.short_head().unwrap_or_default();
-                        if let Some(bad) =
-                            crate::dispatch::denied_commit(vcs, &started.base, &head, &denied)
-                        {
-                            // The agent's commit touches a deny-listed path: left for the user,
-                            // not taken up, no reply recorded.
-                            output::narrate(&format!(
-                                "[followup] task \"{}\" failed: {bad}; its threads stay open",
-                                visible_line(&task.title)
-                            ));
-                            let threads = task.threads.clone();
-                            store.change(|st| st.started.retain(|s| s.threads != threads))?;
-                            tally.tasks_failed += 1;
-                            continue;
-                        }
-                        output::narrate(&format!(
-                            "[followup] task \"{}\" was committed ({sha}) by a run that stopped: taken up",
-                            visible_line(&task.title)
-                        ));
-                        let picked = completions_of(task, &sha);
-                        let threads = task.threads.clone();
-                        store.change(|st| {
-                            st.started.retain(|s| s.threads != threads);
-                            st.record(picked);
-                        })?;
-                        tally.tasks_done += 1;
-                    } else {
-                        todo.push(task);
-                    }
-                }
-                let record = |event: crate::dispatch::TaskEvent<'_>| {
-                    let result = match event {
-                        crate::dispatch::TaskEvent::Started(i, base) => {
-                            let started = Started {
-                                threads: todo[i].threads.clone(),
-                                base: base.to_owned(),
-                            };
-                            store.change(|st| {
-                                st.started.retain(|s| s.threads != started.threads);
-                                st.started.push(started);
-                            })
-                        }
-                        crate::dispatch::TaskEvent::Finished(i, outcome) => {
-                            let picked = match outcome {
-                                Ok(Some(sha)) => completions_of(todo[i], sha),
-                                _ => Vec::new(),
-                            };
-                            let threads = todo[i].threads.clone();
-                            store.change(|st| {
-                                st.started.retain(|s| s.threads != threads);
-                                st.record(picked);
-                            })
-                        }
-                    };
-                    if let Err(e) = result {
-                        output::narrate(&format!("[followup] cannot record the task: {e}"));
-                    }
-                };
-                let descriptions = todo
-                    .iter()
-                    .map(|t| describe(&pr, t, &issues))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let outcomes = crate::dispatch::run_tasks(
+            Some(_) => {
+                let workspace = GitWorkspace {
                     vcs,
-                    &store.path().with_file_name("followup"),
-                    &agent,
-                    Duration::from_secs(args.agent_timeout),
-                    mode,
-                    &descriptions,
-                    &denied,
-                    &record,
-                );
-                for (task, outcome) in todo.iter().zip(outcomes) {
-                    match outcome {
-                        Ok(Some(_)) => tally.tasks_done += 1,
-                        Ok(None) => {
-                            tally.tasks_failed += 1;
-                            output::narrate(&format!(
-                                "[followup] task \"{}\" made no commit: its threads stay open",
-                                visible_line(&task.title)
-                            ));
-                        }
-                        Err(why) => {
-                            tally.tasks_failed += 1;
-                            output::narrate(&format!(
-                                "[followup] task \"{}\" failed: {why}; its threads stay open",
-                                visible_line(&task.title)
-                            ));
-                        }
-                    }
-                }
+                    denied: &denied,
+                };
+                let ports = followup_app::DispatchPorts {
+                    workspace: &workspace,
+                    agents: &agents,
+                    store: &store,
+                };
+                tally.add(ports.dispatch(&Narration, &pr, &issues, &tasks, mode)?);
             }
-        }
-    }
-    for (group, g) in &answers.groups {
-        if g.hide {
-            let threads: Vec<String> = issues
-                .iter()
-                .filter(|i| &i.group == group)
-                .map(|i| i.thread_id.clone())
-                .collect();
-            let reviewer = issues
-                .iter()
-                .find(|i| &i.group == group)
-                .map_or_else(String::new, |i| i.reviewer.clone());
-            state.hide.push(Hide {
-                group: group.clone(),
-                reviewer,
-                threads,
-            });
         }
     }
     if let Some(vcs) = &vcs {
         let store = StateFile::of(vcs, &pr)?;
-        store.change(|saved| {
-            saved.record(std::mem::take(&mut state.completions));
-            saved.add_hides(state.hide.drain(..));
-        })?;
+        followup_app::leave_for_finish(&store, owed, followup_app::hides(&answers, &issues))?;
         tally.add(finish(&conn, &pr, vcs, &automation).await?);
     }
     output::human(&wrap_up(&tally)).map_err(CliError::Output)?;
@@ -669,21 +518,6 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
         });
     }
     Ok(())
-}
-
-/// The agent's task description for `task`: what comes from the pull request fenced under a
-/// fresh random marker ([`followup::task_description`]).
-fn describe(pr: &PullRequest, task: &Task, issues: &[Issue]) -> Result<String, CliError> {
-    let hex = crate::command::random_marker().map_err(|message| CliError::Other {
-        message,
-        hint: Some("nothing was dispatched; run again".to_owned()),
-    })?;
-    Ok(followup::task_description(
-        pr,
-        task,
-        issues,
-        &format!("task_{hex}"),
-    ))
 }
 
 /// `--finish` through the CLI's adapters: GitHub with the audit log, the state file, git.
