@@ -8,16 +8,17 @@ use std::collections::BTreeMap;
 
 use review_app::ErrorKind;
 use review_app::followup::{
-    Ask, Completion, FinishPorts, FollowupHistory, FollowupState, FollowupStore, Helper, Hide,
-    HostReread, Judge, JudgeQuestion, Judged, MemoryFollowup, Note, Notes, OwnWords, Question,
-    Tally, UnknownAnswer, analyse, check_answers, judge_unclear, post_own_replies, translate,
+    Agents, Ask, Completion, DispatchPorts, FinishPorts, FollowupHistory, FollowupState,
+    FollowupStore, Helper, Hide, HostReread, Judge, JudgeQuestion, Judged, MemoryFollowup, Note,
+    Notes, OwnWords, Question, Started, Tally, TaskEvent, UnknownAnswer, Workspace, analyse,
+    by_hand, check_answers, hides, judge_unclear, leave_for_finish, post_own_replies, translate,
 };
 use review_app::ports::Poisoned;
 use review_app::respond::{FixCommit, FixHistory};
 use review_core::followup::form::{
     ChosenAction, FormAnswers, FormIssue, FormPage, FormStatus, GroupAnswer, IssueAnswer,
 };
-use review_core::followup::{self, Intent, Issue, Lang};
+use review_core::followup::{self, Difficulty, DispatchMode, Intent, Issue, Lang, Task};
 use review_core::gate::AutomationSettings;
 use review_core::model::{CommentId, PullRequest, ThreadId};
 use review_core::ports::{HostError, PostedComment, ReviewHost};
@@ -688,5 +689,236 @@ fn a_failing_helper_leaves_the_page_as_the_reader_made_it() {
     assert_eq!(
         form_issues(&analysed)[0].suggestion.action,
         ChosenAction::Fix
+    );
+}
+
+fn task(thread: &str) -> Task {
+    Task {
+        title: format!("Fix {thread}"),
+        difficulty: Difficulty::Easy,
+        threads: vec![thread.to_owned()],
+        instructions: vec![(thread.to_owned(), "Check the bound".to_owned())],
+        files: vec!["src/a.rs".to_owned()],
+        auto_resolve: [(thread.to_owned(), true)].into_iter().collect(),
+    }
+}
+
+/// A working tree at `head`, where `base` is an ancestor; commits since `denied_from` are
+/// refused.
+struct Tree {
+    head: String,
+    ancestors: Vec<String>,
+    denied_from: Option<String>,
+}
+
+impl Workspace for Tree {
+    fn head(&self) -> Option<String> {
+        Some(self.head.clone())
+    }
+    fn short_head(&self) -> Option<String> {
+        self.head.get(..7).map(str::to_owned)
+    }
+    fn is_ancestor(&self, ancestor: &str, descendant: &str) -> bool {
+        descendant == self.head
+            && (ancestor == self.head || self.ancestors.iter().any(|a| a == ancestor))
+    }
+    fn denied_commit(&self, from: &str, _: &str) -> Option<String> {
+        (self.denied_from.as_deref() == Some(from))
+            .then(|| "it touches .github/workflows/ci.yml".to_owned())
+    }
+}
+
+/// An agent that commits `commit` for each task (or fails with `Err`), recording as it goes,
+/// and counts its runs.
+struct Agent {
+    outcome: Result<Option<String>, String>,
+    runs: std::sync::Mutex<Vec<String>>,
+}
+
+impl Agent {
+    fn new(outcome: Result<Option<&str>, &str>) -> Self {
+        Self {
+            outcome: outcome.map(|o| o.map(str::to_owned)).map_err(str::to_owned),
+            runs: std::sync::Mutex::default(),
+        }
+    }
+    fn runs(&self) -> Vec<String> {
+        self.runs.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+impl Agents for Agent {
+    fn marker(&self) -> Result<String, String> {
+        Ok("0123456789abcdef".to_owned())
+    }
+    fn run(
+        &self,
+        _: DispatchMode,
+        descriptions: &[String],
+        record: &dyn Fn(TaskEvent<'_>),
+    ) -> Vec<Result<Option<String>, String>> {
+        descriptions
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                if let Ok(mut runs) = self.runs.lock() {
+                    runs.push(d.clone());
+                }
+                record(TaskEvent::Started(i, "base0001"));
+                record(TaskEvent::Finished(i, &self.outcome));
+                self.outcome.clone()
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn a_dispatch_killed_mid_task_loses_no_fix_and_repeats_none() {
+    let pr = pr();
+    let shown = issues(&pr);
+    let tasks = [task("BOT1"), task("BOT2")];
+    // The run before was killed while BOT1's agent worked: started on base0001, and it
+    // committed; HEAD is its commit now.
+    let store = MemoryFollowup::new(FollowupState {
+        started: vec![Started {
+            threads: vec!["BOT1".to_owned()],
+            base: "base0001".to_owned(),
+        }],
+        ..FollowupState::default()
+    });
+    let tree = Tree {
+        head: "c0ffee1234567".to_owned(),
+        ancestors: vec!["base0001".to_owned()],
+        denied_from: None,
+    };
+    let agent = Agent::new(Ok(Some("abc1234")));
+    let notes = Notes::default();
+    let ports = DispatchPorts {
+        workspace: &tree,
+        agents: &agent,
+        store: &store,
+    };
+    let tally = ports
+        .dispatch(&notes, &pr, &shown, &tasks, DispatchMode::Lead)
+        .unwrap();
+    assert_eq!((tally.tasks_done, tally.tasks_failed), (2, 0));
+    let runs = agent.runs();
+    assert_eq!(runs.len(), 1, "BOT1 is taken up, not dispatched again");
+    assert!(
+        runs[0].contains("task_0123456789abcdef"),
+        "fenced: {}",
+        runs[0]
+    );
+    assert_eq!(
+        notes.taken()[0],
+        Note::TaskTakenUp {
+            title: "Fix BOT1".to_owned(),
+            sha: "c0ffee1".to_owned()
+        }
+    );
+    let state = store.load().unwrap();
+    assert!(state.started.is_empty(), "{:?}", state.started);
+    let owed: Vec<(&str, &str)> = state
+        .completions
+        .iter()
+        .map(|c| (c.thread_id.as_str(), c.sha.as_str()))
+        .collect();
+    assert_eq!(owed, [("BOT1", "c0ffee1"), ("BOT2", "abc1234")]);
+
+    // Run again: both were done; nothing is dispatched.
+    let again = Agent::new(Ok(Some("fff0000")));
+    let notes = Notes::default();
+    let ports = DispatchPorts {
+        workspace: &tree,
+        agents: &again,
+        store: &store,
+    };
+    let tally = ports
+        .dispatch(&notes, &pr, &shown, &tasks, DispatchMode::Lead)
+        .unwrap();
+    assert_eq!(tally, Tally::default());
+    assert!(again.runs().is_empty());
+    assert_eq!(notes.taken().len(), 2);
+    assert_eq!(store.load().unwrap(), state);
+}
+
+#[test]
+fn a_denied_or_failed_task_is_counted_failed_and_owes_no_reply() {
+    let pr = pr();
+    let shown = issues(&pr);
+    let store = MemoryFollowup::new(FollowupState {
+        started: vec![Started {
+            threads: vec!["BOT1".to_owned()],
+            base: "base0001".to_owned(),
+        }],
+        ..FollowupState::default()
+    });
+    let tree = Tree {
+        head: "c0ffee1234567".to_owned(),
+        ancestors: vec!["base0001".to_owned()],
+        denied_from: Some("base0001".to_owned()),
+    };
+    let agent = Agent::new(Err("the agent exited with status 1"));
+    let notes = Notes::default();
+    let ports = DispatchPorts {
+        workspace: &tree,
+        agents: &agent,
+        store: &store,
+    };
+    let tally = ports
+        .dispatch(
+            &notes,
+            &pr,
+            &shown,
+            &[task("BOT1"), task("BOT2")],
+            DispatchMode::Lead,
+        )
+        .unwrap();
+    assert_eq!((tally.tasks_done, tally.tasks_failed), (0, 2));
+    assert_eq!(
+        store.load().unwrap(),
+        FollowupState::default(),
+        "no reply owed"
+    );
+    assert!(matches!(&notes.taken()[0], Note::TaskFailed { why, .. } if why.contains("ci.yml")));
+    assert!(matches!(&notes.taken()[1], Note::TaskFailed { why, .. } if why.contains("status 1")));
+}
+
+#[test]
+fn tasks_by_hand_owe_their_replies_since_the_commit_they_were_written_at() {
+    let pr = pr();
+    let shown = issues(&pr);
+    let mut state = FollowupState::default();
+    let written = by_hand(
+        &Agent::new(Ok(None)),
+        &pr,
+        &shown,
+        &[task("BOT1")],
+        Some("base0001"),
+        &mut state,
+    )
+    .unwrap();
+    assert_eq!(written.len(), 1);
+    assert_eq!(written[0].title, "Fix BOT1");
+    assert_eq!(state.completions.len(), 1);
+    assert_eq!(state.completions[0].since.as_deref(), Some("base0001"));
+    assert_eq!(state.completions[0].files, ["src/a.rs"]);
+
+    // Left for finish: a second run keeps the first commit, and the group is listed once.
+    let store = MemoryFollowup::new(FollowupState::default());
+    let given = answers(&[], &["standalone:BOT1"]);
+    leave_for_finish(&store, state.completions.clone(), hides(&given, &shown)).unwrap();
+    let mut later = state.completions.clone();
+    later[0].since = Some("later0002".to_owned());
+    leave_for_finish(&store, later, hides(&given, &shown)).unwrap();
+    let left = store.load().unwrap();
+    assert_eq!(left.completions[0].since.as_deref(), Some("base0001"));
+    assert_eq!(
+        left.hide,
+        [Hide {
+            group: "standalone:BOT1".to_owned(),
+            reviewer: "coderabbitai".to_owned(),
+            threads: vec!["BOT1".to_owned()],
+        }]
     );
 }
