@@ -12,7 +12,8 @@ use review_app::followup::{
     Judged, Narrator, Note, OwnWords, Question, Reread, Tally, TaskEvent, Workspace,
 };
 use review_app::respond::{FixCommit, FixHistory};
-use review_core::followup::Intent;
+use review_core::followup::form::IssueAnswer;
+use review_core::followup::{self, DispatchMode, Intent, Issue, Task};
 use review_core::model::{PullRequest, ThreadId};
 use review_core::ports::{HostError, PostedComment};
 use review_core::post;
@@ -266,7 +267,7 @@ impl Agents for AgentCommand<'_> {
 
     fn run(
         &self,
-        mode: review_core::followup::DispatchMode,
+        mode: DispatchMode,
         descriptions: &[String],
         record: &dyn Fn(TaskEvent<'_>),
     ) -> Vec<Result<Option<String>, String>> {
@@ -360,6 +361,9 @@ fn line(note: &Note) -> String {
         Note::AnswerLeftOut { thread } => format!(
             "[followup] thread {} is resolved: its answer is left out",
             visible_line(thread)
+        ),
+        Note::DroppedStale { thread } => format!(
+            "[followup] thread {thread} was resolved since it was collected: dropped from the plan"
         ),
         Note::RepliedBefore { number } => {
             format!("[followup] #{number}: replied before; not again")
@@ -463,4 +467,91 @@ pub fn wrap_up(t: &Tally) -> String {
         "Threads triaged: {}\nFix tasks dispatched: {} (completed: {})\nReplies posted: {}\nThreads resolved: {}\nSkipped: {}\nFix replies waiting for a push: {}\n",
         t.triaged, t.tasks, t.tasks_done, t.replies, t.resolved, t.skipped, t.waiting
     )
+}
+
+/// The plan shown before it is confirmed: the tasks, the reply-only threads, every reply word
+/// for word, the counts and the dispatch mode.
+pub fn preview(
+    tasks: &[Task],
+    mode: DispatchMode,
+    replies: &[(Issue, IssueAnswer)],
+    skipped: usize,
+    issues: &[Issue],
+) -> String {
+    let number = |id: &str| {
+        issues
+            .iter()
+            .find(|i| i.thread_id == id)
+            .map_or_else(|| "?".to_owned(), |i| format!("#{}", i.number))
+    };
+    let mut out = String::from(
+        "## Execution Preview\n\n| Task | Issues | Files | Difficulty | Action |\n|------|--------|-------|------------|--------|\n",
+    );
+    for t in tasks {
+        let nums: Vec<String> = t.threads.iter().map(|id| number(id)).collect();
+        // Titles and paths come from the pull request: one line each, escapes visible.
+        out.push_str(&format!(
+            "| {} | {} | {} | {:?} | fix |\n",
+            visible_line(&t.title).replace('|', "\\|"),
+            nums.join(", "),
+            if t.files.is_empty() {
+                "—".to_owned()
+            } else {
+                visible_line(&t.files.join(", ")).replace('|', "\\|")
+            },
+            t.difficulty
+        ));
+    }
+    for (issue, _) in replies {
+        out.push_str(&format!(
+            "| {} | #{} | {} | — | reply-only |\n",
+            visible_line(&issue.summary).replace('|', "\\|"),
+            issue.number,
+            visible_line(&issue.location()).replace('|', "\\|"),
+        ));
+    }
+    if !replies.is_empty() {
+        // What will be posted, word for word, before anything is confirmed.
+        out.push_str("\nReplies to post, as written:\n");
+        for (issue, answer) in replies {
+            out.push_str(&format!(
+                "- #{} @{} on {}{}: {}\n",
+                issue.number,
+                visible_line(&issue.reviewer),
+                visible_line(&issue.location()),
+                if answer.auto_resolve {
+                    " (then resolved)"
+                } else {
+                    ""
+                },
+                visible_line(answer.instruction.trim())
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "\nCode fix tasks: {}\nReply-only items: {}\nSkipped: {skipped}\nDispatch mode: {}\n",
+        tasks.len(),
+        replies.len(),
+        match mode {
+            DispatchMode::Solo => "Solo",
+            DispatchMode::Team => "Team (parallel, one git worktree each)",
+            DispatchMode::Lead => "Lead (one after another)",
+        }
+    ));
+    out
+}
+
+/// The clarifications asked for the instructions left unclear, one per line (with the rules'
+/// hint when they have one).
+pub fn clarifications(unclear: &[(Issue, String)]) -> String {
+    let lines: Vec<String> = unclear
+        .iter()
+        .map(|(i, text)| {
+            let hint = followup::read_instruction(text)
+                .hint
+                .map_or_else(String::new, |h| format!("\n  hint: {h}"));
+            followup::clarification(i.number, &visible_line(text)) + &hint
+        })
+        .collect();
+    lines.join("\n") + "\n"
 }

@@ -4,6 +4,8 @@
 //! The steps, each through ports:
 //! - [`check_answers`]: answers naming a review group or a thread the follow-up does not show
 //!   are refused, before anything is posted ([`UnknownAnswer`]);
+//! - [`plan`]: the answers sorted by intent, unclear ones judged, fix tasks planned, threads
+//!   resolved since dropped ([`Planned`]);
 //! - [`post_own_replies`]: the reply-only threads answered in the operator's words, each once
 //!   ever ([`OwnWords`]), and resolved as asked;
 //! - [`translate`] and [`analyse`]: the form's page prepared by the operator's helper commands
@@ -23,6 +25,7 @@
 
 mod finish;
 mod judge;
+mod plan;
 mod prepare;
 pub mod state;
 mod tasks;
@@ -38,6 +41,7 @@ use review_core::post;
 
 pub use finish::{FinishPorts, manual_fix};
 pub use judge::{Judge, JudgeQuestion, judge_unclear};
+pub use plan::{Planned, plan};
 pub use prepare::{Ask, Helper, Question, analyse, translate};
 pub use state::{Completion, FollowupState, FollowupStore, Hide, MemoryFollowup, Started};
 pub use tasks::{
@@ -88,6 +92,11 @@ impl Tally {
 pub enum Note {
     /// An answer names a thread of the PR that is resolved now: left out.
     AnswerLeftOut {
+        /// The thread.
+        thread: String,
+    },
+    /// A thread was resolved since it was collected: dropped from the plan.
+    DroppedStale {
         /// The thread.
         thread: String,
     },

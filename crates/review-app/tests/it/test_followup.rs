@@ -10,8 +10,9 @@ use review_app::ErrorKind;
 use review_app::followup::{
     Agents, Ask, Completion, DispatchPorts, FinishPorts, FollowupHistory, FollowupState,
     FollowupStore, Helper, Hide, HostReread, Judge, JudgeQuestion, Judged, MemoryFollowup, Note,
-    Notes, OwnWords, Question, Started, Tally, TaskEvent, UnknownAnswer, Workspace, analyse,
-    by_hand, check_answers, hides, judge_unclear, leave_for_finish, post_own_replies, translate,
+    Notes, OwnWords, Planned, Question, Started, Tally, TaskEvent, UnknownAnswer, Workspace,
+    analyse, by_hand, check_answers, hides, judge_unclear, leave_for_finish, plan,
+    post_own_replies, translate,
 };
 use review_app::ports::Poisoned;
 use review_app::respond::{FixCommit, FixHistory};
@@ -921,4 +922,79 @@ fn tasks_by_hand_owe_their_replies_since_the_commit_they_were_written_at() {
             threads: vec!["BOT1".to_owned()],
         }]
     );
+}
+
+#[tokio::test]
+async fn the_plan_drops_what_was_resolved_since_and_keeps_the_unclear_for_the_operator() {
+    let pr = pr();
+    let shown = issues(&pr);
+    // BOT2 is resolved on the host since the threads were collected.
+    let mut now = pr.clone();
+    for t in now.threads.iter_mut().filter(|t| t.id.0 == "BOT2") {
+        t.is_resolved = true;
+    }
+    let host = FakeHost::new(now);
+    let notes = Notes::default();
+    let given = answers(
+        &[
+            ("BOT1", say("fix: check the bound")),
+            ("BOT2", say("reply: It is deliberate.")),
+        ],
+        &[],
+    );
+    let planned = plan(
+        None::<&FixedJudge>,
+        &HostReread(&host),
+        &notes,
+        &pr,
+        &shown,
+        &given,
+    )
+    .await
+    .unwrap();
+    let Planned::Plan { sorted, tasks, .. } = planned else {
+        panic!("{planned:?}");
+    };
+    assert_eq!(tasks.len(), 1);
+    assert!(sorted.replies.is_empty(), "{:?}", sorted.replies);
+    assert_eq!(
+        notes.taken(),
+        vec![Note::DroppedStale {
+            thread: "BOT2".to_owned()
+        }]
+    );
+    assert!(host.mutations().is_empty());
+
+    let unclear = answers(
+        &[("BOT1", say("I'll fix it in the allocator, thanks!"))],
+        &[],
+    );
+    let failing = FixedJudge(Err("timed out".to_owned()));
+    let planned = plan(
+        Some(&failing),
+        &HostReread(&host),
+        &Notes::default(),
+        &pr,
+        &shown,
+        &unclear,
+    )
+    .await
+    .unwrap();
+    assert!(
+        matches!(&planned, Planned::Unclear(u) if u.len() == 1),
+        "{planned:?}"
+    );
+
+    let skipped = answers(&[("BOT1", say("skip"))], &[]);
+    let planned = plan(
+        None::<&FixedJudge>,
+        &HostReread(&host),
+        &Notes::default(),
+        &pr,
+        &shown,
+        &skipped,
+    )
+    .await
+    .unwrap();
+    assert_eq!(planned, Planned::Nothing);
 }

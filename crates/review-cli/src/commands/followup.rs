@@ -8,21 +8,20 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
-use review_app::followup::{self as followup_app, FinishPorts, FollowupState, Tally};
-use review_core::followup::form::{FormAnswers, FormStatus, IssueAnswer};
-use review_core::followup::{self, DispatchMode, Issue, Task};
-use review_core::model::{PullRequest, ThreadId};
+use review_app::followup::{self as followup_app, FinishPorts, FollowupState, Planned, Tally};
+use review_core::followup::form::{FormAnswers, FormStatus};
+use review_core::followup::{self, Issue};
+use review_core::model::PullRequest;
 use review_core::text::visible_line;
-use review_github::reader::Reader;
 
 use crate::commands::common::{self, AutomationArgs, PrArgs};
 use crate::error::CliError;
 use crate::following::{
     AgentCommand, GitHistory, GitHubReread, GitWorkspace, HelperCommand, JudgeCommand, Narration,
-    OwnWordsHost, StateFile, wrap_up,
+    OwnWordsHost, StateFile, clarifications, preview, wrap_up,
 };
 use crate::git::GitVcs;
-use crate::github::{self, Connection};
+use crate::github::Connection;
 use crate::output;
 
 /// The workflow's words when the branch has no open pull request.
@@ -162,76 +161,6 @@ fn confirm(yes: bool) -> Result<bool, CliError> {
     ))
 }
 
-fn preview(
-    tasks: &[Task],
-    mode: DispatchMode,
-    replies: &[(Issue, IssueAnswer)],
-    skipped: usize,
-    issues: &[Issue],
-) -> String {
-    let number = |id: &str| {
-        issues
-            .iter()
-            .find(|i| i.thread_id == id)
-            .map_or_else(|| "?".to_owned(), |i| format!("#{}", i.number))
-    };
-    let mut out = String::from(
-        "## Execution Preview\n\n| Task | Issues | Files | Difficulty | Action |\n|------|--------|-------|------------|--------|\n",
-    );
-    for t in tasks {
-        let nums: Vec<String> = t.threads.iter().map(|id| number(id)).collect();
-        // Titles and paths come from the pull request: one line each, escapes visible.
-        out.push_str(&format!(
-            "| {} | {} | {} | {:?} | fix |\n",
-            visible_line(&t.title).replace('|', "\\|"),
-            nums.join(", "),
-            if t.files.is_empty() {
-                "—".to_owned()
-            } else {
-                visible_line(&t.files.join(", ")).replace('|', "\\|")
-            },
-            t.difficulty
-        ));
-    }
-    for (issue, _) in replies {
-        out.push_str(&format!(
-            "| {} | #{} | {} | — | reply-only |\n",
-            visible_line(&issue.summary).replace('|', "\\|"),
-            issue.number,
-            visible_line(&issue.location()).replace('|', "\\|"),
-        ));
-    }
-    if !replies.is_empty() {
-        // What will be posted, word for word, before anything is confirmed.
-        out.push_str("\nReplies to post, as written:\n");
-        for (issue, answer) in replies {
-            out.push_str(&format!(
-                "- #{} @{} on {}{}: {}\n",
-                issue.number,
-                visible_line(&issue.reviewer),
-                visible_line(&issue.location()),
-                if answer.auto_resolve {
-                    " (then resolved)"
-                } else {
-                    ""
-                },
-                visible_line(answer.instruction.trim())
-            ));
-        }
-    }
-    out.push_str(&format!(
-        "\nCode fix tasks: {}\nReply-only items: {}\nSkipped: {skipped}\nDispatch mode: {}\n",
-        tasks.len(),
-        replies.len(),
-        match mode {
-            DispatchMode::Solo => "Solo",
-            DispatchMode::Team => "Team (parallel, one git worktree each)",
-            DispatchMode::Lead => "Lead (one after another)",
-        }
-    ));
-    out
-}
-
 /// Shows the form and waits for its answers.
 async fn show_form(
     page: &followup::form::FormPage,
@@ -346,58 +275,50 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
             output::narrate("Triage cancelled.");
             return Ok(());
         }
-        let mut sorted = followup::sort(&issues, &answers);
-        if let Some(judge) = args.judge_cmd.as_deref().filter(|c| !c.trim().is_empty()) {
-            let judge = JudgeCommand {
-                command: judge.to_owned(),
-                dir: common::cwd()?,
-            };
-            sorted = followup_app::judge_unclear(&judge, &Narration, sorted, &answers).await?;
-        }
-        if !sorted.unclear.is_empty() {
-            let lines: Vec<String> = sorted
-                .unclear
-                .iter()
-                .map(|(i, text)| {
-                    let hint = followup::read_instruction(text)
-                        .hint
-                        .map_or_else(String::new, |h| format!("\n  hint: {h}"));
-                    followup::clarification(i.number, &visible_line(text)) + &hint
+        let judge = args
+            .judge_cmd
+            .as_deref()
+            .filter(|c| !c.trim().is_empty())
+            .map(|command| {
+                common::cwd().map(|dir| JudgeCommand {
+                    command: command.to_owned(),
+                    dir,
                 })
-                .collect();
-            output::human(&(lines.join("\n") + "\n")).map_err(CliError::Output)?;
-            return Err(CliError::Usage {
-                message: format!(
-                    "{} instruction(s) are ambiguous; nothing was done",
-                    sorted.unclear.len()
-                ),
-                hint: Some(
-                    "start each with `fix:` (a code change) or `reply:` (a comment, posted as written), or write `skip`, and run again"
-                        .to_owned(),
-                ),
-            });
-        }
-        if sorted.fixes.is_empty() && sorted.replies.is_empty() {
-            return output::stdout("No action taken — all issues skipped.\n")
-                .map_err(CliError::Output);
-        }
-        let (mut tasks, mode) = followup::plan(&sorted.fixes);
-        // Stale check #1: what was resolved since the threads were collected leaves the plan.
-        let fresh = Reader::new(&conn.client)
-            .pull_request(&conn.repo, conn.number)
-            .await
-            .map_err(github::read_error)?;
-        let resolved = |id: &str| {
-            fresh
-                .thread(&ThreadId(id.to_owned()))
-                .is_none_or(|t| t.is_resolved)
+            })
+            .transpose()?;
+        let planned = followup_app::plan(
+            judge.as_ref(),
+            &GitHubReread(&conn),
+            &Narration,
+            &pr,
+            &issues,
+            &answers,
+        )
+        .await?;
+        let (sorted, tasks, mode) = match planned {
+            Planned::Unclear(unclear) => {
+                output::human(&clarifications(&unclear)).map_err(CliError::Output)?;
+                return Err(CliError::Usage {
+                    message: format!(
+                        "{} instruction(s) are ambiguous; nothing was done",
+                        unclear.len()
+                    ),
+                    hint: Some(
+                        "start each with `fix:` (a code change) or `reply:` (a comment, posted as written), or write `skip`, and run again"
+                            .to_owned(),
+                    ),
+                });
+            }
+            Planned::Nothing => {
+                return output::stdout("No action taken — all issues skipped.\n")
+                    .map_err(CliError::Output);
+            }
+            Planned::Plan {
+                sorted,
+                tasks,
+                mode,
+            } => (sorted, tasks, mode),
         };
-        let dropped = followup::drop_stale(&mut tasks, &mut sorted.replies, &resolved);
-        for id in &dropped {
-            output::narrate(&format!(
-                "[followup] thread {id} was resolved since it was collected: dropped from the plan"
-            ));
-        }
         output::narrate(&preview(
             &tasks,
             mode,
