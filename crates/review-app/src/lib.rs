@@ -25,6 +25,10 @@
 //!   pull request closes, the polls are done or the user stops it, through its own ports (the
 //!   judge, the fixer, the watcher, the responder, the stop signal); one
 //!   [`review_loop::LoopOutcome`].
+//! - [`followup`]: the operator's follow-up once the answers are in: answers checked, replies
+//!   in the operator's words, unclear instructions judged, and `finish` (the fix replies once
+//!   each, the resolves, the hidden groups) over a [`followup::FollowupStore`]; a
+//!   [`followup::Tally`] and typed [`followup::Note`]s.
 //!
 //! Ports besides the core's `ReviewHost` and `Vcs`: [`ports`] (the decisions), [`watch_store`]
 //! (the watch state), [`narrator`], and each use-case's own (the reply ledger, the round's
@@ -40,6 +44,7 @@
 pub mod commit_round;
 pub mod decide;
 pub mod error;
+pub mod followup;
 pub mod narrator;
 pub mod ports;
 pub mod respond;

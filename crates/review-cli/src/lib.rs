@@ -13,6 +13,7 @@ mod config;
 mod dispatch;
 mod error;
 mod fixer;
+mod following;
 mod form;
 mod git;
 mod github;

@@ -164,3 +164,38 @@ pub struct FormAnswers {
 pub fn timeout_secs(threads: usize) -> u64 {
     (threads as u64 * 180).max(600)
 }
+
+/// The follow-up analyst's answer about a thread: one JSON object `{"asks", "pros", "cons",
+/// "action": "fix" | "reply" | "skip", "reasoning"}` (`pros`, `cons` and `reasoning` may be
+/// left out). `None` when it does not read, or says nothing of what the reviewer asks: then
+/// the reader's own suggestion stays.
+///
+/// ```
+/// use review_core::followup::form::{ChosenAction, read_analysis};
+///
+/// let a = read_analysis(r#"{"asks": "Bound the cache.", "action": "fix"}"#).unwrap();
+/// assert_eq!((a.asks.as_str(), a.action), ("Bound the cache.", ChosenAction::Fix));
+/// assert_eq!(read_analysis(r#"{"asks": " ", "action": "fix"}"#), None);
+/// assert_eq!(read_analysis("fix it"), None);
+/// ```
+pub fn read_analysis(answer: &str) -> Option<FormSuggestion> {
+    #[derive(Deserialize)]
+    struct Analysis {
+        asks: String,
+        #[serde(default)]
+        pros: Vec<String>,
+        #[serde(default)]
+        cons: Vec<String>,
+        action: ChosenAction,
+        #[serde(default)]
+        reasoning: String,
+    }
+    let a = serde_json::from_str::<Analysis>(answer.trim()).ok()?;
+    (!a.asks.trim().is_empty()).then_some(FormSuggestion {
+        asks: a.asks,
+        pros: a.pros,
+        cons: a.cons,
+        action: a.action,
+        reasoning: a.reasoning,
+    })
+}
