@@ -95,6 +95,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod channels;
 mod cluster;
 mod doc;
 pub mod doctor;
