@@ -259,6 +259,14 @@ async fn secrets_the_token_appears_nowhere_on_any_command() {
     s.expect(0, &with_pr(&["respond", "--replies", "replies.json"]));
     s.expect(0, &with_pr(&["triage", "--apply", "--json"]));
     s.expect(0, &with_pr(&["watch", "--once"]));
+    for args in [&["status"][..], &["status", "--json", "--publish"]] {
+        let out = s.run(&with_pr(args));
+        assert!(
+            out.code == 0 || (8..=11).contains(&out.code),
+            "{args:?}: a verdict: {}",
+            out.stderr
+        );
+    }
     let fp = s.fingerprint();
     s.expect(
         0,
