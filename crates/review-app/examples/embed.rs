@@ -44,6 +44,7 @@ fn main() -> Result<(), review_app::AppError> {
         ledger: &ledger,
         history: &NoHistory,
         files: None::<&MemoryLoop>,
+        channels: &review_app::respond::TABLE,
     };
     let replies = || {
         Source::Given(vec![

@@ -37,7 +37,9 @@ use review_core::gate::{AutomationSettings, Refusal};
 use review_core::model::{PullRequest, ReviewId, Thread, ThreadId};
 use review_core::ports::{HostError, ReviewHost};
 use review_core::post;
-use review_core::reply::{self, Awaited, Landed, Ledger, LedgerDecision, Reply, ReplyTarget};
+use review_core::reply::{
+    self, Awaited, Landed, Ledger, LedgerDecision, Reply, ReplyTarget, Voice,
+};
 use review_core::watch::WatchState;
 
 use crate::error::{AppError, ErrorKind};
@@ -329,6 +331,14 @@ pub enum ReplyOutcome {
         /// The thread.
         thread: ThreadId,
     },
+    /// No reply was posted, by the bot's channel: the decision is settled as `how` (resolved
+    /// without reply, or left to the bot).
+    Unsaid {
+        /// The thread.
+        thread: ThreadId,
+        /// How it was settled.
+        how: Settled,
+    },
 }
 
 impl ReplyOutcome {
@@ -402,6 +412,98 @@ pub enum Source {
     Loop,
 }
 
+/// What the user's own config says of one bot's channel, over the built-in table
+/// (`review_classify::channels`); `None` keeps the table's sourced answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ChannelOverride {
+    /// Whether the bot reads replies in its threads.
+    pub reads_replies: Option<bool>,
+    /// Whether the bot resolves its own threads once a push fixes them.
+    pub resolves_fixed_threads: Option<bool>,
+}
+
+/// How the replies written from the loop's decisions reach each bot: where a bot does not read
+/// replies, its thread is resolved without one; where it resolves its own fixed threads, a
+/// reply about the tool's fix is left unsaid and the thread to the bot. The built-in table
+/// counts only its sourced cells; the user's config may say more, per bot key. Never used for
+/// replies the user wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Channels {
+    /// Off: every owed reply is posted, as before the table.
+    pub enabled: bool,
+    /// The user's word per bot key (`copilot`, `coderabbit`, ...).
+    pub overrides: std::collections::BTreeMap<String, ChannelOverride>,
+}
+
+/// The built-in table with no word from the user: what [`Channels::default`] gives, for
+/// callers that keep no config.
+pub static TABLE: Channels = Channels {
+    enabled: true,
+    overrides: std::collections::BTreeMap::new(),
+};
+
+impl Default for Channels {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            overrides: std::collections::BTreeMap::new(),
+        }
+    }
+}
+
+impl Channels {
+    /// Every reply posted: the channels are not consulted.
+    pub fn off() -> Self {
+        Self {
+            enabled: false,
+            overrides: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// How an answer to `thread` reaches the bot that opened it.
+    pub fn voice(
+        &self,
+        thread: &Thread,
+        pr: &PullRequest,
+        automation: &AutomationSettings,
+    ) -> Voice {
+        if !self.enabled {
+            return Voice::Reply;
+        }
+        let Some(first) = thread.first_comment() else {
+            return Voice::Reply;
+        };
+        let Some(family) = review_classify::identify(
+            first.author.as_ref(),
+            &first.body,
+            pr.author.as_ref(),
+            automation,
+        ) else {
+            return Voice::Reply;
+        };
+        let key = first
+            .author
+            .as_ref()
+            .map(|a| review_classify::bot_key_of_login(&a.login))
+            .unwrap_or_default();
+        let said = self.overrides.get(&key).copied().unwrap_or_default();
+        let table = review_classify::channels::channel(family);
+        let reads = said
+            .reads_replies
+            .or_else(|| table.reads_replies.verified());
+        let resolves = said
+            .resolves_fixed_threads
+            .or_else(|| table.resolves_fixed_threads.verified());
+        if reads == Some(false) {
+            Voice::ResolveWithoutReply
+        } else if resolves == Some(true) {
+            Voice::LeaveToBot
+        } else {
+            Voice::Reply
+        }
+    }
+}
+
 /// The ports `respond` works through.
 #[derive(Debug)]
 pub struct RespondPorts<'a, H, R, S, F, L> {
@@ -415,6 +517,8 @@ pub struct RespondPorts<'a, H, R, S, F, L> {
     pub history: &'a F,
     /// The loop's files, when there are any (in a clone): respond keeps the decisions up to date.
     pub files: Option<&'a L>,
+    /// How the replies written from the decisions reach each bot.
+    pub channels: &'a Channels,
 }
 
 /// The in-memory loop files respond reads: the decisions and the watch state.
@@ -691,6 +795,18 @@ fn hand_over<L: LoopStore>(
     Ok(true)
 }
 
+/// Settles the decisions on `thread` still owed a reply as `how`: no reply is owed any more.
+fn settle<L: LoopStore>(files: Option<&L>, thread: &str, how: Settled) -> Result<(), AppError> {
+    let Some(files) = files else {
+        return Ok(());
+    };
+    files
+        .update(&mut |d| {
+            d.settle_thread(thread, how);
+        })
+        .map_err(AppError::port)
+}
+
 /// Records in the decisions that `thread` got its reply (decided findings and reposts).
 fn mark_replied<L: LoopStore>(files: Option<&L>, thread: &str) -> Result<(), AppError> {
     let Some(files) = files else {
@@ -758,6 +874,13 @@ where
                     )
                 })?;
                 let mut replies = owed_replies(files, pr, narrator)?;
+                for reply in &mut replies {
+                    if let ReplyTarget::Thread(id) = &reply.target
+                        && let Some(thread) = pr.thread(id)
+                    {
+                        reply.voice = self.channels.voice(thread, pr, automation);
+                    }
+                }
                 if source == Source::Loop {
                     let decisions = files.load().map_err(AppError::port)?;
                     let watch = files
@@ -871,6 +994,28 @@ where
                     }
                 }
             };
+            match reply.voice {
+                Voice::ResolveWithoutReply if reply.resolve => {
+                    settle(files, &id.0, Settled::ResolvedWithoutReply)?;
+                    out.outcomes.push(ReplyOutcome::Unsaid {
+                        thread: id.clone(),
+                        how: Settled::ResolvedWithoutReply,
+                    });
+                    if !read.is_resolved {
+                        to_resolve.push(id.clone());
+                    }
+                    continue;
+                }
+                Voice::LeaveToBot if reply.awaits.is_some() => {
+                    settle(files, &id.0, Settled::LeftToBot)?;
+                    out.outcomes.push(ReplyOutcome::Unsaid {
+                        thread: id.clone(),
+                        how: Settled::LeftToBot,
+                    });
+                    continue;
+                }
+                _ => {}
+            }
             let key = target.key(&body);
             let entry = target.ledger_entry(&key);
             let landed = read

@@ -134,6 +134,28 @@ struct UserFile {
     /// How many judge, analyst and translator calls run at once.
     #[serde(default)]
     jobs: Option<usize>,
+    /// How the replies written from the loop's decisions reach each bot.
+    #[serde(default)]
+    channels: ChannelsSection,
+}
+
+/// `[channels]`: the user's word on each bot's channel, over the built-in table.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChannelsSection {
+    /// `false`: every reply owed from the decisions is posted, whatever the bot hears.
+    enabled: Option<bool>,
+    /// Per bot key (`copilot`, `coderabbit`, ...).
+    #[serde(default)]
+    bots: BTreeMap<String, BotChannel>,
+}
+
+/// `[channels.bots.KEY]`.
+#[derive(Debug, Default, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct BotChannel {
+    reads_replies: Option<bool>,
+    resolves_fixed_threads: Option<bool>,
 }
 
 /// `[judge]`: limits on the judge's answers, the user's own.
@@ -316,6 +338,9 @@ pub struct Config {
     pub run_hooks: Option<(bool, Source)>,
     /// The commands that get the token variables (`commands.pass-token`).
     pub pass_token: Vec<(String, Source)>,
+    /// How the replies from the loop's decisions reach each bot (`[channels]`, the user's file
+    /// only).
+    pub channels: review_app::respond::Channels,
     /// The files read.
     pub files: Vec<Source>,
 }
@@ -570,6 +595,23 @@ pub fn load() -> Result<Config, CliError> {
         config.judge = c.judge.map(|v| (v, source.clone()));
         config.min_severity = user.judge.min_severity.map(|v| (v, source.clone()));
         config.jobs = user.jobs.map(|v| (v, source.clone()));
+        config.channels = review_app::respond::Channels {
+            enabled: user.channels.enabled.unwrap_or(true),
+            overrides: user
+                .channels
+                .bots
+                .into_iter()
+                .map(|(bot, c)| {
+                    (
+                        review_classify::bot_key_of_login(&bot),
+                        review_app::respond::ChannelOverride {
+                            reads_replies: c.reads_replies,
+                            resolves_fixed_threads: c.resolves_fixed_threads,
+                        },
+                    )
+                })
+                .collect(),
+        };
         config.fixer = c.fixer.map(|v| (v, source.clone()));
         config.checks = c.checks.map(|v| (v, source.clone()));
         config.agent = c.agent.map(|v| (v, source.clone()));
@@ -906,5 +948,29 @@ mod tests {
             err.contains("urgent") || err.contains("min-severity"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn channels_are_read_from_the_users_file_and_unknown_keys_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "config.toml",
+            "[channels]\nenabled = false\n\n[channels.bots.copilot]\nreads-replies = true\n\n[channels.bots.\"coderabbitai[bot]\"]\nresolves-fixed-threads = true\n",
+        );
+        let user = read_user(&p).unwrap().unwrap();
+        assert_eq!(user.channels.enabled, Some(false));
+        assert_eq!(user.channels.bots["copilot"].reads_replies, Some(true));
+        assert_eq!(
+            user.channels.bots["coderabbitai[bot]"].resolves_fixed_threads,
+            Some(true)
+        );
+        let p = write(
+            dir.path(),
+            "config.toml",
+            "[channels.bots.copilot]\nreads-reply = true\n",
+        );
+        let err = read_user(&p).unwrap_err().to_string();
+        assert!(err.contains("reads-reply"), "{err}");
     }
 }

@@ -56,12 +56,14 @@ pub async fn respond(
 ) -> Result<Responded, CliError> {
     let ledger = LedgerFile::new(vcs, &pr.repo, pr.number)?;
     let host = conn.audited_host(&automation.header, vcs);
+    let channels = crate::config::current()?.channels.clone();
     let ports = RespondPorts {
         host: &host,
         rereads: &GitHubRereads(conn),
         ledger: &ledger,
         history: &History(vcs),
         files,
+        channels: &channels,
     };
     Ok(ports.respond(&Narration, pr, source, automation).await?)
 }
@@ -227,6 +229,7 @@ pub fn render(outcome: &ReplyOutcome) -> String {
             };
             format!("skipped  {id}: {why}")
         }
+        ReplyOutcome::Unsaid { thread, how } => format!("unsaid   {}: {}", thread.0, how.as_str()),
         ReplyOutcome::HandedOver { thread, refusal } => format!(
             "handed   {thread}: {refusal}; its decision is settled as handed to a person, no reply owed"
         ),

@@ -129,6 +129,11 @@ pub enum Settled {
     HandedToPerson,
     /// The thread was resolved, or went away, on GitHub before its answer.
     ClosedOnGitHub,
+    /// The bot cannot read replies in its threads: the thread was resolved without one.
+    ResolvedWithoutReply,
+    /// The bot resolves its own thread once a push fixes it: the tool's fix landed, and the
+    /// thread is left to the bot, with no reply.
+    LeftToBot,
 }
 
 impl Settled {
@@ -137,6 +142,8 @@ impl Settled {
         match self {
             Self::HandedToPerson => "handed to a person",
             Self::ClosedOnGitHub => "closed on GitHub before its answer",
+            Self::ResolvedWithoutReply => "resolved without reply (the bot does not read replies)",
+            Self::LeftToBot => "left to the bot (it resolves its own fixed threads)",
         }
     }
 }

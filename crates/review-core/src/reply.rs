@@ -66,6 +66,20 @@ impl Awaited {
     }
 }
 
+/// How the answer to a bot's thread reaches the bot, from what its channel can hear.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Voice {
+    /// Post the reply (and resolve as asked).
+    #[default]
+    Reply,
+    /// The bot does not read replies: resolve the thread without one (when the reply would
+    /// resolve it; otherwise the reply is posted).
+    ResolveWithoutReply,
+    /// The bot resolves its own thread once a push fixes it: a reply about the tool's fix is
+    /// neither posted nor followed by a resolve once the fix has landed.
+    LeaveToBot,
+}
+
 /// One reply to post.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reply {
@@ -77,6 +91,9 @@ pub struct Reply {
     pub resolve: bool,
     /// For a reply written from a decision: the commit it waits for.
     pub awaits: Option<Awaited>,
+    /// How it reaches the bot: [`Voice::Reply`] unless the bot's channel says otherwise (never
+    /// for a reply the user wrote).
+    pub voice: Voice,
 }
 
 impl Reply {
@@ -87,6 +104,7 @@ impl Reply {
             body,
             resolve,
             awaits: None,
+            voice: Voice::Reply,
         }
     }
 
@@ -97,6 +115,7 @@ impl Reply {
             body,
             resolve: false,
             awaits: None,
+            voice: Voice::Reply,
         }
     }
 }

@@ -97,6 +97,7 @@ async fn run<S: LedgerStore, F: FixHistory>(
         ledger,
         history,
         files,
+        channels: &review_app::respond::TABLE,
     };
     let pr = host.current();
     let responded = ports
@@ -135,6 +136,7 @@ fn outside_the_loop<'a, R: Rereads>(
         ledger,
         history: &NoHistory,
         files: None,
+        channels: &review_app::respond::TABLE,
     }
 }
 
@@ -694,6 +696,7 @@ async fn a_reply_whose_answer_was_lost_is_uncertain_and_the_next_run_finds_it() 
         ledger: &ledger,
         history: &NoHistory,
         files: None::<&MemoryLoop>,
+        channels: &review_app::respond::TABLE,
     };
     let replies = [Reply::thread("BOT1", "Not applying this.".to_owned(), true)];
     let out = ports
@@ -817,4 +820,231 @@ async fn a_reviews_out_of_diff_findings_get_one_comment_once() {
         }]
     );
     assert_eq!(out.failed(), 1);
+}
+
+/// A PR with one thread each from Copilot (reads no replies), CodeQL (resolves its own fixed
+/// threads) and CodeRabbit (reads replies).
+fn channels_pr() -> PullRequest {
+    PrBuilder::new()
+        .thread(
+            "COP",
+            "src/a.rs",
+            3,
+            &[(
+                bot("copilot-pull-request-reviewer"),
+                "The loop skips the last item: use `0..=n`.",
+            )],
+        )
+        .thread(
+            "CQL",
+            "src/b.rs",
+            9,
+            &[(
+                bot("github-advanced-security"),
+                "## Uncontrolled data used in path expression\n\nThis path depends on a user-provided value.",
+            )],
+        )
+        .thread(
+            "CR",
+            "src/c.rs",
+            1,
+            &[(bot("coderabbitai"), "**Off by one.**")],
+        )
+        .build()
+}
+
+/// Every thread decided VALID, each fix landed on the head.
+fn fixed_everywhere() -> (MemoryLoop, Known) {
+    let loop_files = files(
+        decisions(&[
+            ("f1", seen("COP", Verdict::Valid, Some(FIX))),
+            ("f2", seen("CQL", Verdict::Valid, Some(FIX))),
+            ("f3", seen("CR", Verdict::Valid, Some(FIX))),
+        ]),
+        None,
+    );
+    let history = Known {
+        commits: vec![FIX.to_owned()],
+        on_head: vec![FIX.to_owned()],
+        fixes: vec![FixCommit {
+            sha: FIX.to_owned(),
+            threads: vec!["COP".to_owned(), "CQL".to_owned(), "CR".to_owned()],
+        }],
+    };
+    (loop_files, history)
+}
+
+async fn respond_with(
+    host: &FakeHost,
+    loop_files: &MemoryLoop,
+    history: &Known,
+    channels: &review_app::respond::Channels,
+    source: Source,
+) -> Responded {
+    let ledger = MemoryLedger::default();
+    let rereads = HostRereads(host);
+    let ports = RespondPorts {
+        host,
+        rereads: &rereads,
+        ledger: &ledger,
+        history,
+        files: Some(loop_files),
+        channels,
+    };
+    ports
+        .respond(
+            &Notes::default(),
+            &host.current(),
+            source,
+            &AutomationSettings::default(),
+        )
+        .await
+        .expect("in-memory stores do not fail")
+}
+
+#[tokio::test]
+async fn each_bot_is_answered_on_its_own_channel_and_the_decision_settled() {
+    let host = FakeHost::new(channels_pr());
+    let (loop_files, history) = fixed_everywhere();
+    let out = respond_with(
+        &host,
+        &loop_files,
+        &history,
+        &review_app::respond::TABLE,
+        Source::FromDecisions,
+    )
+    .await;
+    // Copilot does not read replies: resolved without one. CodeQL resolves its own fixed
+    // threads: left to it, neither replied to nor resolved. CodeRabbit reads replies: answered.
+    assert_eq!(
+        replies_posted(&host),
+        [ThreadId::from("CR")],
+        "{:?}",
+        out.outcomes
+    );
+    let resolved: Vec<ThreadId> = host
+        .mutations()
+        .into_iter()
+        .filter_map(|m| match m {
+            Mutation::Resolve(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    assert!(resolved.contains(&ThreadId::from("COP")), "{resolved:?}");
+    assert!(!resolved.contains(&ThreadId::from("CQL")), "{resolved:?}");
+    assert!(out.outcomes.iter().any(|o| matches!(o,
+        ReplyOutcome::Unsaid { thread, how: Settled::ResolvedWithoutReply } if thread.0 == "COP")));
+    assert!(out.outcomes.iter().any(|o| matches!(o,
+        ReplyOutcome::Unsaid { thread, how: Settled::LeftToBot } if thread.0 == "CQL")));
+    let d = loop_files.decisions.load().unwrap();
+    assert_eq!(d.seen["f1"].settled, Some(Settled::ResolvedWithoutReply));
+    assert_eq!(d.seen["f2"].settled, Some(Settled::LeftToBot));
+    assert_eq!(
+        d.owed().count(),
+        0,
+        "quiescence counts every decision answered"
+    );
+
+    // A second run does nothing more.
+    let before = host.mutations().len();
+    respond_with(
+        &host,
+        &loop_files,
+        &history,
+        &review_app::respond::TABLE,
+        Source::FromDecisions,
+    )
+    .await;
+    assert_eq!(host.mutations().len(), before);
+}
+
+#[tokio::test]
+async fn a_reply_about_a_fix_not_yet_landed_waits_whatever_the_channel() {
+    let host = FakeHost::new(channels_pr());
+    let (loop_files, _) = fixed_everywhere();
+    let local = Known {
+        commits: vec![FIX.to_owned()],
+        ..Known::default()
+    };
+    let out = respond_with(
+        &host,
+        &loop_files,
+        &local,
+        &review_app::respond::TABLE,
+        Source::FromDecisions,
+    )
+    .await;
+    assert!(
+        out.outcomes
+            .iter()
+            .all(|o| matches!(o, ReplyOutcome::AwaitingPush { .. })),
+        "nothing is resolved or left to a bot before the fix is on the head: {:?}",
+        out.outcomes
+    );
+    assert!(host.mutations().is_empty());
+    assert_eq!(loop_files.decisions.load().unwrap().owed().count(), 3);
+}
+
+#[tokio::test]
+async fn the_users_word_on_a_channel_wins_and_channels_can_be_turned_off() {
+    let host = FakeHost::new(channels_pr());
+    let (loop_files, history) = fixed_everywhere();
+    let mut channels = review_app::respond::Channels::default();
+    // The user says CodeRabbit does not read replies, and Copilot does.
+    channels.overrides.insert(
+        "coderabbit".to_owned(),
+        review_app::respond::ChannelOverride {
+            reads_replies: Some(false),
+            resolves_fixed_threads: None,
+        },
+    );
+    channels.overrides.insert(
+        "copilot".to_owned(),
+        review_app::respond::ChannelOverride {
+            reads_replies: Some(true),
+            resolves_fixed_threads: None,
+        },
+    );
+    respond_with(
+        &host,
+        &loop_files,
+        &history,
+        &channels,
+        Source::FromDecisions,
+    )
+    .await;
+    assert_eq!(replies_posted(&host), [ThreadId::from("COP")]);
+
+    let host = FakeHost::new(channels_pr());
+    let (loop_files, history) = fixed_everywhere();
+    respond_with(
+        &host,
+        &loop_files,
+        &history,
+        &review_app::respond::Channels::off(),
+        Source::FromDecisions,
+    )
+    .await;
+    let mut posted = replies_posted(&host);
+    posted.sort();
+    assert_eq!(posted, ["COP", "CQL", "CR"].map(ThreadId::from));
+}
+
+#[tokio::test]
+async fn replies_the_user_wrote_are_posted_whatever_the_bot_hears() {
+    let host = FakeHost::new(channels_pr());
+    let (loop_files, history) = fixed_everywhere();
+    respond_with(
+        &host,
+        &loop_files,
+        &history,
+        &review_app::respond::TABLE,
+        Source::Given(vec![Reply::thread(
+            "COP",
+            "Fixed by hand.".to_owned(),
+            true,
+        )]),
+    )
+    .await;
+    assert_eq!(replies_posted(&host), [ThreadId::from("COP")]);
 }

@@ -152,6 +152,7 @@ impl Responder for HostResponder<'_> {
             ledger: &self.ledger,
             history: &NoHistory,
             files: Some(self.store),
+            channels: &review_app::respond::TABLE,
         };
         let pr = self.host.current();
         ports
