@@ -18,12 +18,11 @@ use review_core::model::{PullRequest, ThreadId};
 use review_core::ports::{HostError, PostedComment};
 use review_core::post;
 use review_core::text::visible_line;
-use review_github::reader::Reader;
 
 use crate::audit::AuditedHost;
 use crate::error::CliError;
 use crate::git::GitVcs;
-use crate::github::{self, Connection};
+use crate::github::Connection;
 use crate::output;
 use crate::replying::History;
 
@@ -123,10 +122,7 @@ impl Reread for GitHubReread<'_> {
     type Error = CliError;
 
     async fn pull_request(&self, _pr: &PullRequest) -> Result<PullRequest, CliError> {
-        Reader::new(&self.0.client)
-            .pull_request(&self.0.repo, self.0.number)
-            .await
-            .map_err(github::read_error)
+        self.0.read_pr().await
     }
 }
 

@@ -51,6 +51,14 @@ pub struct Connection {
 }
 
 impl Connection {
+    /// The pull request read whole: every thread, review and comment, each page followed.
+    pub async fn read_pr(&self) -> Result<review_core::model::PullRequest, CliError> {
+        review_github::reader::Reader::new(&self.client)
+            .pull_request(&self.repo, self.number)
+            .await
+            .map_err(read_error)
+    }
+
     /// [`Connection::host`] with every mutation recorded in the audit log kept in `vcs`'s
     /// repository (none outside a clone).
     pub fn audited_host(

@@ -39,10 +39,10 @@ impl LoopFiles {
 
     /// The files of the repository in the current directory.
     pub fn here(repo: &RepoId, number: u64) -> Result<Self, CliError> {
-        let vcs = GitVcs::open(&crate::commands::common::cwd()?).map_err(|e| CliError::Usage {
-            message: format!("the loop keeps its files in a git repository: {e}"),
-            hint: Some("run inside a clone of the pull request's repository".to_owned()),
-        })?;
+        let vcs = crate::commands::common::clone_needed(
+            "the loop keeps its files in a git repository",
+            "run inside a clone of the pull request's repository",
+        )?;
         Self::new(&vcs, repo, number)
     }
 

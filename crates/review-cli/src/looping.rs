@@ -15,13 +15,11 @@ use review_app::review_loop::{
     FixRunner, FixTask, Fixed, Judge, JudgeTask, LoopWatcher, Notifier, Poll, Responder, StopSignal,
 };
 use review_core::post;
-use review_github::reader::Reader;
 use serde_json::json;
 
 use crate::error::CliError;
 use crate::fixer::Edits;
 use crate::git::GitVcs;
-use crate::github;
 use crate::loop_files::LoopFiles;
 use crate::output;
 use crate::replying::{self, PostLock};
@@ -204,16 +202,10 @@ impl Responder for Responding<'_> {
     async fn respond(&self) -> Result<Responded, CliError> {
         let conn = self.watcher.conn();
         let _spinner = output::Spinner::start(&format!("reading PR #{}", conn.number));
-        let read = Reader::new(&conn.client)
-            .pull_request(&conn.repo, conn.number)
-            .await
-            .map_err(github::read_error)?;
+        let read = conn.read_pr().await?;
         // One run posts on a pull request at a time; the threads are read again under the lock.
         let _lock = PostLock::take(Some(self.vcs), &read)?;
-        let pr = Reader::new(&conn.client)
-            .pull_request(&conn.repo, conn.number)
-            .await
-            .map_err(github::read_error)?;
+        let pr = conn.read_pr().await?;
         let automation = &self.watcher.gate(&pr).await?;
         replying::respond(
             conn,

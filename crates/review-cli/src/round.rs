@@ -21,10 +21,10 @@ fn other(e: impl std::fmt::Display) -> CliError {
 /// loop's fixer runs are journaled, so a killed run is recovered and a failed round undone) and
 /// its audit log.
 pub fn loop_vcs(repo: &review_core::model::RepoId, number: u64) -> Result<GitVcs, CliError> {
-    let vcs = GitVcs::open(&crate::commands::common::cwd()?).map_err(|e| CliError::Usage {
-        message: format!("the loop commits in a git repository: {e}"),
-        hint: Some("run inside a clone of the pull request's repository".to_owned()),
-    })?;
+    let vcs = crate::commands::common::clone_needed(
+        "the loop commits in a git repository",
+        "run inside a clone of the pull request's repository",
+    )?;
     let journal =
         crate::state::pr_file_for(&vcs, "journal", repo, number).map_err(|e| CliError::Other {
             message: format!("cannot find the git directory: {e}"),

@@ -8,11 +8,10 @@ use review_core::model::PullRequest;
 use review_core::status::Status;
 use review_core::watch::ProbeMemo;
 use review_github::probe::{Probe, ProbeCache, ProbeError};
-use review_github::reader::Reader;
 
 use crate::commands::common;
 use crate::error::CliError;
-use crate::github::{self, Connection};
+use crate::github::Connection;
 use crate::output;
 
 /// The JSON `review status --json` prints.
@@ -129,10 +128,7 @@ impl FullRead for LiveStatus {
 
     async fn read(&self) -> Result<(PullRequest, AutomationSettings), CliError> {
         let _spinner = output::Spinner::start(&format!("reading PR #{}", self.conn.number));
-        let pr = Reader::new(&self.conn.client)
-            .pull_request(&self.conn.repo, self.conn.number)
-            .await
-            .map_err(github::read_error)?;
+        let pr = self.conn.read_pr().await?;
         let repository = self
             .repository
             .get_or_try_init(|| crate::config::repository(&self.conn.client, &pr))

@@ -99,10 +99,7 @@ pub async fn read_live(
         conn.number, conn.repo
     ));
     let spinner = output::Spinner::start(&format!("reading PR #{}", conn.number));
-    let read = Reader::new(&conn.client)
-        .pull_request(&conn.repo, conn.number)
-        .await
-        .map_err(github::read_error)?;
+    let read = conn.read_pr().await?;
     drop(spinner);
     let stats = conn.client.stats();
     output::narrate(&format!(

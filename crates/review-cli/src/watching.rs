@@ -12,12 +12,11 @@ use review_app::watch::{
 };
 use review_core::watch::{self, CheckState, Checks, Event, ProbeMemo, WatchSettings};
 use review_github::probe::{ChecksSummary, Probe, ProbeCache, ProbeError};
-use review_github::reader::Reader;
 use serde::Serialize;
 
 use crate::commands::common;
 use crate::error::CliError;
-use crate::github::{self, Connection};
+use crate::github::Connection;
 use crate::loop_files::LoopFiles;
 use crate::output;
 
@@ -247,10 +246,7 @@ impl FullRead for Watcher {
         CliError,
     > {
         let _spinner = output::Spinner::start(&format!("reading {}", self.policy.label));
-        let pr = Reader::new(&self.conn.client)
-            .pull_request(&self.conn.repo, self.conn.number)
-            .await
-            .map_err(github::read_error)?;
+        let pr = self.conn.read_pr().await?;
         let automation = self.gate(&pr).await?;
         Ok((pr, automation))
     }

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use clap::Args;
 use review_core::gate::{AutomationSettings, DEFAULT_AUTOMATED_HEADER};
 use review_core::model::{PullRequest, Thread, ThreadId};
-use review_github::reader::Reader;
 
 use crate::error::CliError;
 use crate::github::{self, Connection};
@@ -128,6 +127,21 @@ pub fn cwd() -> Result<PathBuf, CliError> {
     })
 }
 
+/// The clone the current directory is in, if it is in one (the ledger, the audit log and the
+/// loop's files live there; outside a clone there are none).
+pub fn clone_here() -> Result<Option<crate::git::GitVcs>, CliError> {
+    Ok(crate::git::GitVcs::open(&cwd()?).ok())
+}
+
+/// The clone the current directory is in, which the command needs: outside one, a usage error
+/// saying `needs` ("the loop commits in a git repository") and `hint`.
+pub fn clone_needed(needs: &str, hint: &str) -> Result<crate::git::GitVcs, CliError> {
+    crate::git::GitVcs::open(&cwd()?).map_err(|e| CliError::Usage {
+        message: format!("{needs}: {e}"),
+        hint: Some(hint.to_owned()),
+    })
+}
+
 /// The repository and number of the pull request named (a number or URL: no request), or of
 /// the current branch's open pull request (found on GitHub).
 pub async fn pr_number(
@@ -152,10 +166,7 @@ pub async fn load(
 ) -> Result<(Connection, PullRequest), CliError> {
     let conn = github::connect(pr, repo, &cwd()?).await?;
     let _spinner = output::Spinner::start(&format!("reading PR #{}", conn.number));
-    let read = Reader::new(&conn.client)
-        .pull_request(&conn.repo, conn.number)
-        .await
-        .map_err(github::read_error)?;
+    let read = conn.read_pr().await?;
     let stats = conn.client.stats();
     output::narrate(&format!(
         "{tag} read PR #{} ({}): {} threads in {} requests ({} points)",

@@ -165,10 +165,7 @@ pub async fn run(args: &ConfigArgs) -> Result<(), CliError> {
             let conn =
                 crate::github::connect(Some(pr), args.target.repo.as_deref(), &common::cwd()?)
                     .await?;
-            let read = review_github::reader::Reader::new(&conn.client)
-                .pull_request(&conn.repo, conn.number)
-                .await
-                .map_err(crate::github::read_error)?;
+            let read = conn.read_pr().await?;
             config::repository(&conn.client, &read).await?
         }
         None => match config::repository_override() {

@@ -176,7 +176,7 @@ async fn show_form(
 pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
     let automation = args.automation.settings()?;
     let (conn, pr) = connect(&args).await?;
-    let vcs = GitVcs::open(&common::cwd()?).ok();
+    let vcs = common::clone_here()?;
     // The deny list: the defaults, the user's file and the repository's (at the base commit).
     let denied = crate::config::repository(&conn.client, &pr)
         .await?

@@ -4,7 +4,6 @@ use clap::Args;
 
 use crate::commands::common::{self, PrArgs};
 use crate::error::CliError;
-use crate::git::GitVcs;
 use crate::output;
 
 /// Show what the tool did to a pull request: every resolve, reply, comment, minimize, commit
@@ -34,10 +33,10 @@ pub struct LogArgs {
 /// Runs `review log`.
 pub async fn run(args: LogArgs) -> Result<(), CliError> {
     let (repo, number) = common::pr_number(args.pr.as_deref(), args.target.repo.as_deref()).await?;
-    let vcs = GitVcs::open(&common::cwd()?).map_err(|e| CliError::Usage {
-        message: format!("the audit log is kept in the clone: {e}"),
-        hint: Some("run inside the clone the tool ran in".to_owned()),
-    })?;
+    let vcs = common::clone_needed(
+        "the audit log is kept in the clone",
+        "run inside the clone the tool ran in",
+    )?;
     let entries = crate::audit::entries(&vcs, &repo, number).map_err(|e| CliError::Other {
         message: format!("cannot read the audit log: {e}"),
         hint: None,

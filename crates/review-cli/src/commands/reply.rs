@@ -79,7 +79,7 @@ pub async fn run(args: ReplyArgs) -> Result<(), CliError> {
     let id = common::thread_id(&args.thread)?;
     let (conn, pr) =
         common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[reply]").await?;
-    let vcs = crate::git::GitVcs::open(&common::cwd()?).ok();
+    let vcs = common::clone_here()?;
     let repository = crate::config::repository(&conn.client, &pr).await?;
     let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
     let thread = common::bot_thread(&pr, &id, &automation)?;

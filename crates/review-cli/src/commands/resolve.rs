@@ -39,7 +39,7 @@ pub async fn run(args: ResolveArgs) -> Result<(), CliError> {
         .collect::<Result<_, _>>()?;
     let (conn, pr) =
         common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[resolve]").await?;
-    let vcs = crate::git::GitVcs::open(&common::cwd()?).ok();
+    let vcs = common::clone_here()?;
     let repository = crate::config::repository(&conn.client, &pr).await?;
     let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
     // Check every thread before touching any.

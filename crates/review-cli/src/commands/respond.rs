@@ -11,7 +11,6 @@ use serde::Deserialize;
 
 use crate::commands::common::{self, AutomationArgs, PrArgs};
 use crate::error::CliError;
-use crate::git::GitVcs;
 use crate::loop_files::LoopFiles;
 use crate::output;
 use crate::replying::{self, History, PostLock};
@@ -124,7 +123,7 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
     let file_replies = args.replies.as_deref().map(read_replies).transpose()?;
     let (conn, pr) =
         common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[respond]").await?;
-    let vcs = GitVcs::open(&common::cwd()?).ok();
+    let vcs = common::clone_here()?;
     if let Some(replies) = &file_replies {
         review_app::respond::check_citations(&History(vcs.as_ref()), &pr, replies)?;
     }
@@ -132,10 +131,7 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
     let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
     // One run posts on a pull request at a time; the PR is read again under the lock.
     let _lock = PostLock::take(vcs.as_ref(), &pr)?;
-    let pr = review_github::reader::Reader::new(&conn.client)
-        .pull_request(&conn.repo, conn.number)
-        .await
-        .map_err(crate::github::read_error)?;
+    let pr = conn.read_pr().await?;
     // The loop's files, when the current directory is in a clone: the decisions respond keeps
     // up to date, and the watcher's reposts.
     let files = vcs

@@ -98,7 +98,7 @@ pub async fn run(args: StatusArgs) -> Result<(), CliError> {
     let cwd = common::cwd()?;
     let conn = github::connect(args.pr.as_deref(), args.target.repo.as_deref(), &cwd).await?;
     let label = format!("{}#{}", conn.repo, conn.number);
-    let live = LiveStatus::new(conn, automation, crate::git::GitVcs::open(&cwd).ok())?;
+    let live = LiveStatus::new(conn, automation, common::clone_here()?)?;
     let request = StatusRequest {
         expected_bots: crate::config::merged(
             &args.expect_bots,

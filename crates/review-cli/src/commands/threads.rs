@@ -38,7 +38,7 @@ pub async fn run(args: ThreadsArgs) -> Result<(), CliError> {
     let automation = args.automation.settings()?;
     let (conn, pr) =
         common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[threads]").await?;
-    let vcs = crate::git::GitVcs::open(&common::cwd()?).ok();
+    let vcs = common::clone_here()?;
     let repository = crate::config::repository(&conn.client, &pr).await?;
     let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
     let signals = review_classify::analyze(&pr, &automation);

@@ -17,13 +17,11 @@ use review_core::ports::{ReviewHost, Vcs};
 use review_core::rules::LadderMode;
 use review_core::text::counted;
 use review_github::pr_ref::PrRef;
-use review_github::reader::Reader;
 
 use crate::commands::common::{self, AutomationArgs};
 use crate::error::CliError;
 use crate::fixer::CommandFixer;
 use crate::git::GitVcs;
-use crate::github;
 use crate::output;
 use crate::prereview;
 use crate::render;
@@ -432,10 +430,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
                     output::narrate(
                         "[triage] step 2 — the reviewer finished; reading the PR again for its findings",
                     );
-                    pr = Reader::new(&conn.client)
-                        .pull_request(&conn.repo, conn.number)
-                        .await
-                        .map_err(github::read_error)?;
+                    pr = conn.read_pr().await?;
                 }
             }
             Err(e) => output::narrate(&format!(

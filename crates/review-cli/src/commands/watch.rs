@@ -69,7 +69,7 @@ pub async fn run(args: WatchArgs) -> Result<(), CliError> {
         ),
         automation,
         args.poll.full_every,
-        crate::git::GitVcs::open(&common::cwd()?).ok(),
+        common::clone_here()?,
     )?;
     let max_polls = if args.once {
         Some(1)
