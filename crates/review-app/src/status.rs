@@ -73,9 +73,16 @@ where
         fixer_available: true,
         ..FixSettings::default()
     };
-    fixes
+    for p in request
         .denied_paths
-        .extend(request.denied_paths.iter().cloned());
+        .iter()
+        .cloned()
+        .chain(read.denied_paths())
+    {
+        if !fixes.denied_paths.contains(&p) {
+            fixes.denied_paths.push(p);
+        }
+    }
     let settings = TriageSettings {
         automation: automation.clone(),
         fixes,

@@ -76,6 +76,12 @@ pub trait FullRead {
         Vec::new()
     }
 
+    /// The paths no fix may edit, besides the defaults, once a full read found the repository's
+    /// settings.
+    fn denied_paths(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// What the reads have spent so far (the probe counts its own).
     fn spent(&self) -> Spent {
         Spent::default()

@@ -138,6 +138,13 @@ impl FullRead for LiveStatus {
         Ok((pr, automation))
     }
 
+    fn denied_paths(&self) -> Vec<String> {
+        self.repository
+            .get()
+            .map(|r| crate::config::Config::values(&r.deny).collect())
+            .unwrap_or_default()
+    }
+
     fn expected_bots(&self) -> Vec<String> {
         self.repository
             .get()

@@ -48,6 +48,11 @@ pub struct CommitRoundArgs {
     #[arg(long)]
     notify: bool,
 
+    /// Another path no fix may edit (repeatable; the defaults, your config's and the
+    /// repository's stay)
+    #[arg(long = "deny-path", value_name = "PATH")]
+    deny_paths: Vec<String>,
+
     #[command(flatten)]
     target: PrArgs,
 }
@@ -71,7 +76,7 @@ pub async fn run(args: CommitRoundArgs) -> Result<(), CliError> {
     });
     let denied = crate::config::repository_of(&conn.client, &repo, number)
         .await?
-        .denied(&[])?;
+        .denied(&args.deny_paths)?;
     let ports = RoundPorts {
         tree: &vcs,
         store: &files,

@@ -94,6 +94,11 @@ pub struct FollowupArgs {
     #[arg(long, conflicts_with_all = ["answers", "yes"])]
     finish: bool,
 
+    /// Another path no fix task may edit (repeatable; the defaults, your config's and the
+    /// repository's stay)
+    #[arg(long = "deny-path", value_name = "PATH")]
+    deny_paths: Vec<String>,
+
     #[command(flatten)]
     target: PrArgs,
 
@@ -177,10 +182,11 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
     let automation = args.automation.settings()?;
     let (conn, pr) = connect(&args).await?;
     let vcs = common::clone_here()?;
-    // The deny list: the defaults, the user's file and the repository's (at the base commit).
+    // The deny list: the defaults, the flags, the user's file and the repository's (at the
+    // base commit).
     let denied = crate::config::repository(&conn.client, &pr)
         .await?
-        .denied(&[])?;
+        .denied(&args.deny_paths)?;
     if args.finish {
         let vcs = vcs.ok_or_else(|| CliError::Usage {
             message: "--finish reads what the follow-up left in the git directory".to_owned(),

@@ -64,6 +64,11 @@ pub struct StatusArgs {
     #[arg(long = "expect-bot", value_name = "LOGIN")]
     expect_bots: Vec<String>,
 
+    /// Another path no fix may edit: a finding on it is a person's to decide (repeatable; the
+    /// defaults, your config's and the repository's stay)
+    #[arg(long = "deny-path", value_name = "PATH")]
+    deny_paths: Vec<String>,
+
     /// A check whose failure or run holds nothing back (repeatable; its exact name)
     #[arg(long = "ignore-check", value_name = "NAME")]
     ignore_checks: Vec<String>,
@@ -105,7 +110,7 @@ pub async fn run(args: StatusArgs) -> Result<(), CliError> {
             &crate::config::current()?.expect_bots,
         ),
         ignore_checks: args.ignore_checks.clone(),
-        denied_paths: Vec::new(),
+        denied_paths: crate::config::merged(&args.deny_paths, &crate::config::current()?.deny),
     };
     let (status, timed_out) = if args.wait {
         crate::command::stop_on_ctrl_c();

@@ -309,3 +309,35 @@ async fn a_token_that_may_not_write_statuses_prints_the_verdict_then_says_what_t
     );
     assert!(github.posted_statuses().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_finding_on_a_deny_listed_path_is_a_persons_to_decide() {
+    let env = TestEnvironment::new();
+    let github = github_with(
+        PrBuilder::new()
+            .thread(
+                "T1",
+                "migrations/001.sql",
+                3,
+                &[(bot("coderabbitai"), CRITICAL)],
+            )
+            .build(),
+        vec![FakeCheck::passed("ci")],
+    )
+    .await;
+    let out = status(&env, &github, &["--json"]);
+    assert_eq!(
+        json(&out)["reasons"][0]["kind"],
+        "actionable",
+        "{}",
+        out.stdout
+    );
+    let out = status(&env, &github, &["--json", "--deny-path", "migrations/"]);
+    assert_eq!(out.code, 8);
+    assert_eq!(
+        json(&out)["reasons"][0]["kind"],
+        "escalated",
+        "{}",
+        out.stdout
+    );
+}
