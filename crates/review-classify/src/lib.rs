@@ -105,6 +105,7 @@ mod fingerprint;
 mod fix;
 mod flags;
 mod hints;
+pub mod instruction;
 mod markup;
 mod observe;
 mod read;

@@ -543,7 +543,7 @@ pub fn clarifications(unclear: &[(Issue, String)]) -> String {
     let lines: Vec<String> = unclear
         .iter()
         .map(|(i, text)| {
-            let hint = followup::read_instruction(text)
+            let hint = review_classify::instruction::read_instruction(text)
                 .hint
                 .map_or_else(String::new, |h| format!("\n  hint: {h}"));
             followup::clarification(i.number, &visible_line(text)) + &hint

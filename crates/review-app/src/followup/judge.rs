@@ -59,7 +59,7 @@ pub async fn judge_unclear<J: Judge>(
             .get(&issue.thread_id)
             .cloned()
             .unwrap_or_default();
-        let reading = followup::read_instruction(&text);
+        let reading = review_classify::instruction::read_instruction(&text);
         if reading.judgeable && answer.action == ChosenAction::Auto {
             questions.push(JudgeQuestion {
                 instruction: text.clone(),

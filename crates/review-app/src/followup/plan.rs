@@ -44,7 +44,11 @@ pub async fn plan<J: Judge, R: Reread>(
     issues: &[Issue],
     answers: &FormAnswers,
 ) -> Result<Planned, AppError> {
-    let mut sorted = followup::sort(issues, answers);
+    let mut sorted = followup::sort(
+        issues,
+        answers,
+        &review_classify::instruction::read_instruction,
+    );
     if let Some(judge) = judge {
         sorted = judge_unclear(judge, narrator, sorted, answers).await?;
     }

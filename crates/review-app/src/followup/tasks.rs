@@ -66,7 +66,7 @@ pub fn completions_of(
                 .thread(&ThreadId(id.clone()))
                 .map(|t| t.comments.iter().map(|c| c.body.as_str()).collect())
                 .unwrap_or_default();
-            let lang = followup::language_of(texts);
+            let lang = review_classify::instruction::language_of(texts);
             let summary = issues
                 .iter()
                 .find(|i| &i.thread_id == id)
@@ -74,7 +74,12 @@ pub fn completions_of(
             Completion {
                 thread_id: id.clone(),
                 sha: sha.to_owned(),
-                what: followup::what_was_done(text, summary, lang),
+                what: followup::what_was_done(
+                    text,
+                    review_classify::instruction::language_of([text.as_str()]),
+                    summary,
+                    lang,
+                ),
                 lang,
                 since: None,
                 files: Vec::new(),

@@ -465,7 +465,11 @@ async fn a_failing_judge_leaves_the_instructions_unclear() {
         &[("BOT1", say("I'll fix it in the allocator, thanks!"))],
         &[],
     );
-    let sorted = followup::sort(&shown, &given);
+    let sorted = followup::sort(
+        &shown,
+        &given,
+        &review_classify::instruction::read_instruction,
+    );
     assert_eq!(sorted.unclear.len(), 1, "{sorted:?}");
     let notes = Notes::default();
 
@@ -517,7 +521,11 @@ async fn a_failing_judge_leaves_the_instructions_unclear() {
         a.action = ChosenAction::Fix;
         a.instruction = "   ".to_owned();
     }
-    let sorted = followup::sort(&shown, &chosen);
+    let sorted = followup::sort(
+        &shown,
+        &chosen,
+        &review_classify::instruction::read_instruction,
+    );
     let kept = judge_unclear(&placing, &Notes::default(), sorted.clone(), &chosen)
         .await
         .unwrap();

@@ -3,22 +3,22 @@
 //!
 //! - [`collect`] turns the unresolved threads into numbered [`Issue`]s, grouped by the review
 //!   submission they came from; [`Summary`] counts them; [`form_page`] builds the form.
-//! - [`read_instruction`] reads an instruction (skip, reply, fix, or unclear: then
-//!   [`clarification`]): `skip`, `reply: <text>` and `fix: <text>` always, the rules otherwise;
-//!   [`judged_intent`] reads a judge's answer about what the rules leave unclear.
+//! - [`sort`] sorts the form's answers by what each instruction asks for ([`Intent`], as the
+//!   comment reader's `review_classify::instruction::read_instruction` reads it: `skip`,
+//!   `reply: <text>` and `fix: <text>` always, the rules otherwise; unclear ones get a
+//!   [`clarification`]); [`judged_intent`] reads a judge's answer about what the rules leave
+//!   unclear.
 //! - [`plan`] groups the fix threads into [`Task`]s (same file, same duplicate cluster, or
 //!   tightly related files: one task) and picks the [`DispatchMode`]; [`task_description`] is
 //!   what an agent command receives.
-//! - [`language_of`], [`what_was_done`] and [`fixed_reply`] write the completion reply in the
-//!   review's language.
+//! - [`what_was_done`] and [`fixed_reply`] write the completion reply in the review's language
+//!   (which `review_classify::instruction::language_of` tells).
 //! - [`form`]: what the form shows and what it returns.
 
 pub mod form;
 mod instruction;
 
-pub use instruction::{
-    Intent, JUDGE_INSTRUCTIONS, Reading, intent, judged_intent, read_instruction,
-};
+pub use instruction::{Intent, JUDGE_INSTRUCTIONS, Reading, judged_intent};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -453,7 +453,7 @@ pub struct Sorted {
 /// that a fix or reply with no text is unclear). Each answer's instruction becomes the text
 /// that goes with its intent: for a reply, what is posted (an explicit `reply:` taken off); for
 /// a fix, the task's instruction.
-pub fn sort(issues: &[Issue], answers: &FormAnswers) -> Sorted {
+pub fn sort(issues: &[Issue], answers: &FormAnswers, read: &dyn Fn(&str) -> Reading) -> Sorted {
     let mut out = Sorted::default();
     for issue in issues {
         let answer = answers
@@ -463,7 +463,7 @@ pub fn sort(issues: &[Issue], answers: &FormAnswers) -> Sorted {
             .unwrap_or_default();
         let mut answer = answer;
         let text = answer.instruction.trim().to_owned();
-        let reading = read_instruction(&text);
+        let reading = read(&text);
         // The selector wins over the rules; an explicit `reply:` or `fix:` still loses its prefix.
         let body = |wanted: Intent| {
             if reading.intent == wanted {
@@ -778,64 +778,32 @@ pub enum Lang {
     Fr,
 }
 
-/// The language of a review conversation, from its texts: the script first (Hangul, Kana, Han),
-/// then common words for Spanish, German and French; English otherwise.
-pub fn language_of<'a>(texts: impl IntoIterator<Item = &'a str>) -> Lang {
-    let text: String = texts.into_iter().collect::<Vec<_>>().join("\n");
-    let count = |f: fn(char) -> bool| text.chars().filter(|&c| f(c)).count();
-    let hangul = count(|c| matches!(c as u32, 0xAC00..=0xD7AF | 0x1100..=0x11FF));
-    let kana = count(|c| matches!(c as u32, 0x3040..=0x30FF));
-    let han = count(|c| matches!(c as u32, 0x4E00..=0x9FFF | 0x3400..=0x4DBF));
-    if hangul >= 2 {
-        return Lang::Ko;
-    }
-    if kana >= 2 {
-        return Lang::Ja;
-    }
-    if han >= 2 {
-        return Lang::Zh;
-    }
-    let lower = text.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphabetic())
-        .filter(|w| !w.is_empty())
-        .collect();
-    let score = |list: &[&str]| words.iter().filter(|w| list.contains(w)).count();
-    let es = score(&[
-        "el", "los", "que", "para", "por", "una", "esto", "pero", "está",
-    ]);
-    let de = score(&[
-        "der", "die", "das", "und", "nicht", "ist", "ein", "eine", "wird",
-    ]);
-    let fr = score(&[
-        "le", "les", "est", "pas", "une", "des", "pour", "avec", "ce",
-    ]);
-    let en = score(&["the", "and", "is", "not", "this", "for", "with", "should"]);
-    let best = [(es, Lang::Es), (de, Lang::De), (fr, Lang::Fr)]
-        .into_iter()
-        .max_by_key(|(n, _)| *n)
-        .filter(|(n, _)| *n >= 2 && *n > en);
-    best.map_or(Lang::En, |(_, l)| l)
-}
-
 /// What a completion reply says was done, in the conversation's language `lang`: the
-/// operator's instruction for the thread when it is written in that language, else the
-/// reviewer's own summary of the finding (which is, by construction). On one line.
+/// operator's instruction for the thread when it is written in that language
+/// (`instruction_lang`, as the comment reader tells it), else the reviewer's own summary of
+/// the finding (which is, by construction). On one line.
 ///
 /// ```
 /// use review_core::followup::{what_was_done, Lang};
 ///
-/// assert_eq!(what_was_done("Add an LRU bound", "Unbounded cache", Lang::En), "Add an LRU bound");
 /// assert_eq!(
-///     what_was_done("Add an LRU bound", "캐시 크기 제한이 없습니다", Lang::Ko),
+///     what_was_done("Add an LRU bound", Lang::En, "Unbounded cache", Lang::En),
+///     "Add an LRU bound"
+/// );
+/// assert_eq!(
+///     what_was_done("Add an LRU bound", Lang::En, "캐시 크기 제한이 없습니다", Lang::Ko),
 ///     "캐시 크기 제한이 없습니다"
 /// );
 /// ```
-pub fn what_was_done(instruction: &str, summary: &str, lang: Lang) -> String {
+pub fn what_was_done(
+    instruction: &str,
+    instruction_lang: Lang,
+    summary: &str,
+    lang: Lang,
+) -> String {
     let instruction = instruction.split_whitespace().collect::<Vec<_>>().join(" ");
     let summary = summary.split_whitespace().collect::<Vec<_>>().join(" ");
-    if !instruction.is_empty() && language_of([instruction.as_str()]) == lang || summary.is_empty()
-    {
+    if !instruction.is_empty() && instruction_lang == lang || summary.is_empty() {
         instruction
     } else {
         summary
@@ -905,31 +873,6 @@ mod tests {
     }
 
     #[test]
-    fn intents_follow_the_workflow_table() {
-        for (text, want) in [
-            ("", Intent::Skip),
-            (
-                "already handled in the middleware, see auth.rs",
-                Intent::Reply,
-            ),
-            ("this is intentional because we batch writes", Intent::Reply),
-            ("fix it", Intent::Fix),
-            ("Refactor into a helper", Intent::Fix),
-            ("intentional — but remove the debug print", Intent::Fix),
-            ("test", Intent::Unclear),
-            ("?", Intent::Unclear),
-            ("maybe", Intent::Unclear),
-            ("ok", Intent::Unclear),
-            ("!!!", Intent::Unclear),
-            ("これは意図的です", Intent::Reply),
-            ("修正してください", Intent::Fix),
-            ("هذا مقصود", Intent::Unclear),
-        ] {
-            assert_eq!(intent(text), want, "{text:?}");
-        }
-    }
-
-    #[test]
     fn same_file_cluster_and_test_files_make_one_task() {
         let fixes = vec![
             fix(issue(1, Some("src/cache.rs"), None), "fix the bound"),
@@ -983,46 +926,6 @@ mod tests {
         assert_eq!(tasks.len(), 1, "the task of b.rs lost its only thread");
         assert_eq!(tasks[0].threads, vec!["T1".to_owned()]);
         assert!(replies.is_empty());
-    }
-
-    #[test]
-    fn languages_are_told_apart() {
-        assert_eq!(
-            language_of(["이 부분은 캐시 크기를 제한해야 합니다"]),
-            Lang::Ko
-        );
-        assert_eq!(
-            language_of(["ここはキャッシュを制限してください"]),
-            Lang::Ja
-        );
-        assert_eq!(language_of(["这里应该限制缓存大小"]), Lang::Zh);
-        assert_eq!(
-            language_of(["El caché no tiene límite y esto es un problema para la memoria"]),
-            Lang::Es
-        );
-        assert_eq!(
-            language_of(["Der Cache ist nicht begrenzt und das ist ein Problem"]),
-            Lang::De
-        );
-        assert_eq!(
-            language_of(["Le cache n'est pas limité, ce qui est une fuite pour les gros PR"]),
-            Lang::Fr
-        );
-        assert_eq!(
-            language_of(["The cache is not bounded and this is a leak"]),
-            Lang::En
-        );
-        for lang in [
-            Lang::En,
-            Lang::Ko,
-            Lang::Ja,
-            Lang::Zh,
-            Lang::Es,
-            Lang::De,
-            Lang::Fr,
-        ] {
-            assert!(fixed_reply(lang, "3f2a9c1", "x.").contains("3f2a9c1"));
-        }
     }
 
     fn bare_pr(title: &str, head_ref: &str) -> PullRequest {
