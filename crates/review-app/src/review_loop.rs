@@ -170,9 +170,15 @@ pub trait LineOrigin {
     /// Why it could not be told.
     type Error: std::error::Error + Send + Sync + 'static;
 
-    /// The commit that last touched `line` (from 1) of `path` at the head; `None` when the head
+    /// The commit that last touched `line` (from 1) of `path` at `head` (the pull request's head
+    /// the finding is on, when known; else the working tree's own head); `None` when that head
     /// has no such line.
-    fn origin(&self, path: &str, line: u32) -> Result<Option<CommitId>, Self::Error>;
+    fn origin(
+        &self,
+        head: Option<&str>,
+        path: &str,
+        line: u32,
+    ) -> Result<Option<CommitId>, Self::Error>;
 }
 
 /// The responder: posts what the decisions owe (as `respond` from the loop's decisions).
@@ -467,6 +473,8 @@ where
         // No fix commit of the loop's yet: nothing to ask.
         return Ok(());
     }
+    let state = ports.store.load_watch().map_err(port)?.unwrap_or_default();
+    let head = Some(state.head_sha.trim()).filter(|h| !h.is_empty());
     let mut found = Vec::new();
     for task in work {
         let f = &task.finding;
@@ -480,7 +488,7 @@ where
         {
             continue;
         }
-        let origin = match ports.tree.origin(&f.path, line) {
+        let origin = match ports.tree.origin(head, &f.path, line) {
             Ok(origin) => origin,
             Err(e) => {
                 ports.narrator.narrate(&format!(

@@ -685,15 +685,20 @@ impl GitVcs {
         Ok(String::from_utf8(out.stdout).ok())
     }
 
-    /// The commit that last touched `line` (from 1) of `path` at HEAD, by `git blame
-    /// --porcelain` (the path literal, after `--`); `None` when HEAD has no such path or line,
-    /// or the path is not one of the repository's.
-    pub fn line_origin(&self, path: &str, line: u32) -> Result<Option<String>, GitError> {
-        if line == 0 || review_core::ports::check_repo_path(path).is_err() {
+    /// The commit that last touched `line` (from 1) of `path` at `rev` (`HEAD`, or a commit id),
+    /// by `git blame --porcelain` (the path literal, after `--`); `None` when `rev` has no such
+    /// path or line, or the path is not one of the repository's.
+    pub fn line_origin(
+        &self,
+        rev: &str,
+        path: &str,
+        line: u32,
+    ) -> Result<Option<String>, GitError> {
+        if line == 0 || rev.starts_with('-') || review_core::ports::check_repo_path(path).is_err() {
             return Ok(None);
         }
         let range = format!("{line},{line}");
-        match self.run(&["blame", "--porcelain", "-L", &range, "HEAD", "--", path]) {
+        match self.run(&["blame", "--porcelain", "-L", &range, rev, "--", path]) {
             Ok(out) => Ok(blamed_commit(&out)),
             Err(GitError::Failed { message, .. })
                 if message.contains("no such path") || message.contains("has only") =>
@@ -1213,23 +1218,39 @@ pub(crate) mod tests {
         sh(dir.path(), &["commit", "-q", "-a", "-m", "fix"]);
         let fix = git(dir.path(), &["rev-parse", "HEAD"]).unwrap();
         let vcs = GitVcs::open(dir.path()).unwrap();
-        assert_eq!(vcs.line_origin("-n", 2).unwrap(), Some(fix.clone()));
-        assert_eq!(vcs.line_origin("-n", 1).unwrap(), Some(start.clone()));
         assert_eq!(
-            vcs.line_origin("src/with space.rs", 1).unwrap(),
+            vcs.line_origin(&start, "-n", 2).unwrap(),
+            Some(start.clone()),
+            "at the commit asked"
+        );
+        assert_eq!(vcs.line_origin("HEAD", "-n", 2).unwrap(), Some(fix.clone()));
+        assert_eq!(
+            vcs.line_origin("HEAD", "-n", 1).unwrap(),
+            Some(start.clone())
+        );
+        assert_eq!(
+            vcs.line_origin("HEAD", "src/with space.rs", 1).unwrap(),
             Some(fix.clone())
         );
-        assert_eq!(vcs.line_origin("src/*.rs", 2).unwrap(), Some(fix));
-        assert_eq!(vcs.line_origin("x", 2).unwrap(), Some(start));
+        assert_eq!(vcs.line_origin("HEAD", "src/*.rs", 2).unwrap(), Some(fix));
+        assert_eq!(vcs.line_origin("HEAD", "x", 2).unwrap(), Some(start));
         assert_eq!(
-            vcs.line_origin(":(exclude)x", 1).unwrap(),
+            vcs.line_origin("HEAD", ":(exclude)x", 1).unwrap(),
             None,
             "no pathspec"
         );
-        assert_eq!(vcs.line_origin("x", 9).unwrap(), None, "no such line");
-        assert_eq!(vcs.line_origin("gone.rs", 1).unwrap(), None, "no such path");
         assert_eq!(
-            vcs.line_origin("../x", 1).unwrap(),
+            vcs.line_origin("HEAD", "x", 9).unwrap(),
+            None,
+            "no such line"
+        );
+        assert_eq!(
+            vcs.line_origin("HEAD", "gone.rs", 1).unwrap(),
+            None,
+            "no such path"
+        );
+        assert_eq!(
+            vcs.line_origin("HEAD", "../x", 1).unwrap(),
             None,
             "not the repository's"
         );

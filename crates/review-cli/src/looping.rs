@@ -180,12 +180,22 @@ impl LoopWatcher for Watcher {
     }
 }
 
-/// The commit that wrote a line, by `git blame` at the clone's HEAD.
+/// The commit that wrote a line, by `git blame` at the pull request's head when the clone has
+/// that commit, else at the clone's HEAD.
 impl LineOrigin for GitVcs {
     type Error = crate::git::GitError;
 
-    fn origin(&self, path: &str, line: u32) -> Result<Option<CommitId>, Self::Error> {
-        Ok(self.line_origin(path, line)?.map(CommitId))
+    fn origin(
+        &self,
+        head: Option<&str>,
+        path: &str,
+        line: u32,
+    ) -> Result<Option<CommitId>, Self::Error> {
+        let at = head
+            .filter(|h| h.len() >= 7 && h.chars().all(|c| c.is_ascii_hexdigit()))
+            .filter(|h| self.has_commit(h))
+            .unwrap_or("HEAD");
+        Ok(self.line_origin(at, path, line)?.map(CommitId))
     }
 }
 

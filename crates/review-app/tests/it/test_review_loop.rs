@@ -165,7 +165,12 @@ const THEIRS: &str = "feedfacefeedfacefeedfacefeedfacefeedface";
 impl LineOrigin for Tree {
     type Error = std::convert::Infallible;
 
-    fn origin(&self, path: &str, line: u32) -> Result<Option<CommitId>, Self::Error> {
+    fn origin(
+        &self,
+        _head: Option<&str>,
+        path: &str,
+        line: u32,
+    ) -> Result<Option<CommitId>, Self::Error> {
         let blamed = self.blamed.lock().expect("no test thread panicked");
         if !blamed.iter().any(|(p, l)| *p == path && *l == line) {
             return Ok(Some(CommitId(THEIRS.to_owned())));

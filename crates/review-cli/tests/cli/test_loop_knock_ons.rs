@@ -70,7 +70,9 @@ async fn a_finding_on_a_line_the_loop_wrote_is_a_knock_on() {
         "the round committed"
     );
 
-    // The bot reviews the fix: one finding on the line the fix wrote, one on a line it did not.
+    // The user pushes; the bot reviews the fix: one finding on the line the fix wrote, one on
+    // a line it did not.
+    a.move_pr_head(&a.head());
     let new = PrBuilder::new()
         .thread(
             "AGAIN",
