@@ -23,8 +23,8 @@
 //!   quiescence, the schedule);
 //! - [`review_loop`]: the review loop (poll, judge, fix, commit the round, answer) until the
 //!   pull request closes, the polls are done or the user stops it, through its own ports (the
-//!   judge, the fixer, the watcher, the responder, the stop signal); one
-//!   [`review_loop::LoopOutcome`].
+//!   judge, the fixer, the watcher, the responder, the stop signal, the line origin that tells
+//!   a knock-on); one [`review_loop::LoopOutcome`].
 //! - [`followup`]: the operator's follow-up once the answers are in: answers checked, replies
 //!   in the operator's words, unclear instructions judged, and `finish` (the fix replies once
 //!   each, the resolves, the hidden groups) over a [`followup::FollowupStore`]; a

@@ -8,15 +8,24 @@
 //! pull request closes, after the last poll of the schedule, or when the user asks it to, with
 //! the loop's summary.
 //!
+//! It knows when to stop fixing: a new bot finding on a line one of its own round commits last
+//! touched (asked of the [`LineOrigin`]) is a knock-on, recorded in the decisions and announced
+//! (a `KNOCK_ON` event and a `[loop]` line); after `review_core::knock_on::KNOCK_ON_LIMIT`
+//! knock-ons in a file, or past [`LoopSettings::max_rounds`] (every file), what it would fix
+//! there is escalated instead, the reason naming its fix commits there and the one to revert.
+//! It keeps watching and answering.
+//!
 //! The ports: the judge ([`Judge`]), the fixer ([`FixRunner`]), the watcher ([`LoopWatcher`]),
-//! the responder ([`Responder`]), the round's working tree and checks (`commit_round`'s), the
+//! the responder ([`Responder`]), the round's working tree and checks (`commit_round`'s; the
+//! tree also tells which commit wrote a line, [`LineOrigin`]), the
 //! loop's files ([`DecisionsStore`] and [`WatchStore`]), the clock ([`Clock`]), the stop signal
 //! ([`StopSignal`]), the round's notice ([`Notifier`]) and a [`Narrator`].
 
 use std::future::Future;
 use std::time::Duration;
 
-use review_core::decisions;
+use review_core::decisions::{self, KnockOn};
+use review_core::model::CommitId;
 use review_core::watch::{Event, FindingKind, ThreadFinding};
 
 use crate::commit_round::{
@@ -51,6 +60,9 @@ pub struct LoopSettings {
     pub interval: Duration,
     /// Stop after this many polls.
     pub max_polls: Option<u64>,
+    /// The rounds the loop fixes in; past them it only escalates what it would fix (it keeps
+    /// watching and answering).
+    pub max_rounds: u32,
 }
 
 /// One finding the judge is asked about.
@@ -148,6 +160,25 @@ pub trait LoopWatcher {
 
     /// Shows the poll numbered `number` (from 1) to the user.
     fn show(&self, poll: &Poll, number: u64) -> Result<(), Self::Error>;
+
+    /// Shows events the loop itself found (a knock-on), as the poll's are shown.
+    fn announce(&self, events: &[Event]) -> Result<(), Self::Error>;
+}
+
+/// Which commit last touched a line of a file at the head.
+pub trait LineOrigin {
+    /// Why it could not be told.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// The commit that last touched `line` (from 1) of `path` at `head` (the pull request's head
+    /// the finding is on, when known; else the working tree's own head); `None` when that head
+    /// has no such line.
+    fn origin(
+        &self,
+        head: Option<&str>,
+        path: &str,
+        line: u32,
+    ) -> Result<Option<CommitId>, Self::Error>;
 }
 
 /// The responder: posts what the decisions owe (as `respond` from the loop's decisions).
@@ -186,7 +217,8 @@ pub struct LoopPorts<'a, J, F, W, R, T, C, S, K, X, B, N> {
     pub watcher: &'a W,
     /// The responder.
     pub responder: &'a R,
-    /// The working tree the rounds commit from.
+    /// The working tree the rounds commit from, which also tells which commit wrote a line of
+    /// its head (how a knock-on is told).
     pub tree: &'a T,
     /// The project's checks.
     pub checks: &'a C,
@@ -242,7 +274,7 @@ where
     F: FixRunner,
     W: LoopWatcher,
     R: Responder,
-    T: RoundTree,
+    T: RoundTree + LineOrigin,
     C: CheckRunner,
     S: DecisionsStore + WatchStore,
     K: Clock,
@@ -363,6 +395,8 @@ async fn triage_all<J, F, W, R, T, C, S, K, X, B, N>(
 ) -> Result<Result<usize, AppError>, AppError>
 where
     J: Judge,
+    W: LoopWatcher,
+    T: LineOrigin,
     S: DecisionsStore + WatchStore,
     X: StopSignal,
     N: Narrator,
@@ -371,6 +405,9 @@ where
         Ok(work) => work,
         Err(e) => return Ok(Err(e)),
     };
+    if let Err(e) = knock_ons(ports, &work) {
+        return Ok(Err(e));
+    }
     let mut failure = None;
     ports
         .judge
@@ -415,6 +452,109 @@ where
     })
 }
 
+/// Records and announces the knock-ons among `work`: findings on a line one of the loop's round
+/// commits last touched at the head, once each. A line whose commit cannot be told is said and
+/// passed over.
+fn knock_ons<J, F, W, R, T, C, S, K, X, B, N>(
+    ports: &LoopPorts<'_, J, F, W, R, T, C, S, K, X, B, N>,
+    work: &[JudgeTask],
+) -> Result<(), AppError>
+where
+    W: LoopWatcher,
+    T: LineOrigin,
+    S: DecisionsStore + WatchStore,
+    N: Narrator,
+{
+    let d = DecisionsStore::load(ports.store).map_err(port)?;
+    if d.seen
+        .values()
+        .all(|s| !s.claims_fix() || s.resolved_sha.is_none())
+    {
+        // No fix commit of the loop's yet: nothing to ask.
+        return Ok(());
+    }
+    let state = ports.store.load_watch().map_err(port)?.unwrap_or_default();
+    let head = Some(state.head_sha.trim()).filter(|h| !h.is_empty());
+    let mut found = Vec::new();
+    for task in work {
+        let f = &task.finding;
+        let Some(line) = f.line.filter(|_| !f.outdated && !f.path.is_empty()) else {
+            continue;
+        };
+        if d.is_knock_on(&f.fingerprint)
+            || found
+                .iter()
+                .any(|k: &KnockOn| k.fingerprint == f.fingerprint)
+        {
+            continue;
+        }
+        let origin = match ports.tree.origin(head, &f.path, line) {
+            Ok(origin) => origin,
+            Err(e) => {
+                ports.narrator.narrate(&format!(
+                    "[loop] cannot tell which commit wrote {}:{line} ({e}); not checked for a knock-on",
+                    f.path
+                ));
+                continue;
+            }
+        };
+        let Some((commit, round)) = origin.and_then(|c| d.round_commit_of(&c.0)) else {
+            continue;
+        };
+        found.push(KnockOn {
+            fingerprint: f.fingerprint.clone(),
+            thread_id: f.thread_id.clone(),
+            path: f.path.clone(),
+            line,
+            commit,
+            round,
+        });
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    let mut new = Vec::new();
+    ports
+        .store
+        .update(&mut |d| {
+            new = found
+                .iter()
+                .filter(|k| d.record_knock_on((*k).clone()))
+                .cloned()
+                .collect();
+        })
+        .map_err(port)?;
+    if new.is_empty() {
+        return Ok(());
+    }
+    let events: Vec<Event> = new.iter().map(Event::knock_on).collect();
+    ports.watcher.announce(&events).map_err(port)?;
+    let d = DecisionsStore::load(ports.store).map_err(port)?;
+    for k in &new {
+        let n = d
+            .knock_ons
+            .iter()
+            .filter(|x| x.path == k.path)
+            .position(|x| x.fingerprint == k.fingerprint)
+            .map_or(0, |i| i + 1);
+        let limit = review_core::knock_on::KNOCK_ON_LIMIT;
+        let then = if n >= limit {
+            format!("; the loop stops fixing {}", k.path)
+        } else {
+            format!(" ({n} of {limit} before the loop stops fixing the file)")
+        };
+        ports.narrator.narrate(&format!(
+            "[loop] KNOCK_ON {}: {}:{} is a line of the round-{} fix {}{then}",
+            k.thread_id,
+            k.path,
+            k.line,
+            k.round,
+            k.commit.get(..7).unwrap_or(&k.commit),
+        ));
+    }
+    Ok(())
+}
+
 /// Runs the fixer on each of the round's VALID findings; returns the files it edited. A fixer
 /// that fails, changes nothing, or edits a file with the user's own changes or a deny-listed
 /// path has its edit undone and its finding escalated.
@@ -437,6 +577,12 @@ where
     let mut edited = Vec::new();
     let mut failed = Vec::new();
     for (fp, seen) in d.uncommitted_fixes(round) {
+        // Past the round limit, or in a file its fixes keep drawing findings in, the loop
+        // escalates instead of fixing.
+        if let Some(stopped) = d.fixing_stopped(&seen.path, round, settings.max_rounds) {
+            failed.push((fp.clone(), seen.thread_id.clone(), stopped.to_string()));
+            continue;
+        }
         let state = store.load_watch().map_err(port)?.unwrap_or_default();
         let inline = state
             .pending

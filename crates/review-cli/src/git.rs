@@ -685,6 +685,30 @@ impl GitVcs {
         Ok(String::from_utf8(out.stdout).ok())
     }
 
+    /// The commit that last touched `line` (from 1) of `path` at `rev` (`HEAD`, or a commit id),
+    /// by `git blame --porcelain` (the path literal, after `--`); `None` when `rev` has no such
+    /// path or line, or the path is not one of the repository's.
+    pub fn line_origin(
+        &self,
+        rev: &str,
+        path: &str,
+        line: u32,
+    ) -> Result<Option<String>, GitError> {
+        if line == 0 || rev.starts_with('-') || review_core::ports::check_repo_path(path).is_err() {
+            return Ok(None);
+        }
+        let range = format!("{line},{line}");
+        match self.run(&["blame", "--porcelain", "-L", &range, rev, "--", path]) {
+            Ok(out) => Ok(blamed_commit(&out)),
+            Err(GitError::Failed { message, .. })
+                if message.contains("no such path") || message.contains("has only") =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// The full id of HEAD.
     pub fn head_id(&self) -> Result<String, GitError> {
         self.run(&["rev-parse", "HEAD"])
@@ -1057,6 +1081,16 @@ impl review_core::ports::Vcs for GitVcs {
     }
 }
 
+/// The commit `git blame --porcelain` names for its first line: the first word of its first
+/// line, a full object id; `None` for a line not committed yet (all zeros) or output that is
+/// not blame's.
+fn blamed_commit(porcelain: &str) -> Option<String> {
+    let first = porcelain.lines().next()?;
+    let sha = first.split(' ').next()?;
+    let is_id = matches!(sha.len(), 40 | 64) && sha.chars().all(|c| c.is_ascii_hexdigit());
+    (is_id && sha.chars().any(|c| c != '0')).then(|| sha.to_ascii_lowercase())
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use review_core::ports::Vcs as _;
@@ -1144,6 +1178,81 @@ pub(crate) mod tests {
         assert_eq!(
             vcs.changed(&asked).unwrap(),
             vec!["notes.md".to_owned(), "new.rs".to_owned()]
+        );
+    }
+
+    #[test]
+    fn blame_output_names_the_commit_of_its_line() {
+        let sha = "3f2a9c1d".repeat(5);
+        let porcelain = format!(
+            "{sha} 3 3 1\nauthor t\nauthor-mail <t@example.com>\nfilename -n\n\tlet x = 1;"
+        );
+        assert_eq!(blamed_commit(&porcelain), Some(sha));
+        let zeros = "0".repeat(40);
+        assert_eq!(
+            blamed_commit(&format!("{zeros} 1 1 1\n\tx")),
+            None,
+            "not committed"
+        );
+        assert_eq!(blamed_commit(""), None);
+        assert_eq!(blamed_commit("fatal: no such path"), None);
+    }
+
+    /// A path that reads as an option or a glob, or holds spaces, is blamed as the file it
+    /// names; one that reads as a magic pathspec is not one of the repository's paths.
+    #[test]
+    fn a_line_is_blamed_by_its_literal_path() {
+        let dir = tempfile::tempdir().unwrap();
+        sh(dir.path(), &["init", "-q"]);
+        let names = ["-n", ":(exclude)x", "src/with space.rs", "src/*.rs", "x"];
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        for name in names {
+            std::fs::write(dir.path().join(name), "one\ntwo\n").unwrap();
+        }
+        sh(dir.path(), &["add", "--", "."]);
+        sh(dir.path(), &["commit", "-q", "-m", "start"]);
+        let start = git(dir.path(), &["rev-parse", "HEAD"]).unwrap();
+        std::fs::write(dir.path().join("-n"), "one\nTWO\n").unwrap();
+        std::fs::write(dir.path().join("src/with space.rs"), "ONE\ntwo\n").unwrap();
+        std::fs::write(dir.path().join("src/*.rs"), "one\nTWO\n").unwrap();
+        sh(dir.path(), &["commit", "-q", "-a", "-m", "fix"]);
+        let fix = git(dir.path(), &["rev-parse", "HEAD"]).unwrap();
+        let vcs = GitVcs::open(dir.path()).unwrap();
+        assert_eq!(
+            vcs.line_origin(&start, "-n", 2).unwrap(),
+            Some(start.clone()),
+            "at the commit asked"
+        );
+        assert_eq!(vcs.line_origin("HEAD", "-n", 2).unwrap(), Some(fix.clone()));
+        assert_eq!(
+            vcs.line_origin("HEAD", "-n", 1).unwrap(),
+            Some(start.clone())
+        );
+        assert_eq!(
+            vcs.line_origin("HEAD", "src/with space.rs", 1).unwrap(),
+            Some(fix.clone())
+        );
+        assert_eq!(vcs.line_origin("HEAD", "src/*.rs", 2).unwrap(), Some(fix));
+        assert_eq!(vcs.line_origin("HEAD", "x", 2).unwrap(), Some(start));
+        assert_eq!(
+            vcs.line_origin("HEAD", ":(exclude)x", 1).unwrap(),
+            None,
+            "no pathspec"
+        );
+        assert_eq!(
+            vcs.line_origin("HEAD", "x", 9).unwrap(),
+            None,
+            "no such line"
+        );
+        assert_eq!(
+            vcs.line_origin("HEAD", "gone.rs", 1).unwrap(),
+            None,
+            "no such path"
+        );
+        assert_eq!(
+            vcs.line_origin("HEAD", "../x", 1).unwrap(),
+            None,
+            "not the repository's"
         );
     }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use review_app::watch::{
     ChangeProbe, Clock, FullRead, Interrupted, PollPolicy, Probed, Spent, WatchPorts,
 };
-use review_core::watch::{self, CheckState, Checks, Event, ProbeMemo, WatchSettings};
+use review_core::watch::{self, CheckState, Checks, Event, ProbeMemo, WatchSettings, WatchState};
 use review_github::probe::{ChecksSummary, Probe, ProbeCache, ProbeError};
 use serde::Serialize;
 
@@ -175,6 +175,22 @@ impl Watcher {
 
     /// Prints `events` on stdout, one JSON line each, and narrates the poll's cost.
     pub fn print(&self, events: &[Event], poll: u64) -> Result<(), CliError> {
+        let state = self.print_events(events)?;
+        let cost = state.last_poll;
+        output::narrate(&format!(
+            "[watch] poll {poll}: {} event(s), {} request(s), {} not modified, {} point(s){}",
+            events.len(),
+            cost.requests,
+            cost.not_modified,
+            cost.points,
+            if cost.full_read { ", threads read" } else { "" }
+        ));
+        Ok(())
+    }
+
+    /// Prints `events` as JSON lines on stdout, as a poll's are; returns the watch state read
+    /// for them.
+    pub fn print_events(&self, events: &[Event]) -> Result<WatchState, CliError> {
         let state = self.files.load_watch()?.unwrap_or_default();
         let mut text = String::new();
         for e in events {
@@ -193,16 +209,7 @@ impl Watcher {
             text.push('\n');
         }
         output::stdout(&text).map_err(CliError::Output)?;
-        let cost = state.last_poll;
-        output::narrate(&format!(
-            "[watch] poll {poll}: {} event(s), {} request(s), {} not modified, {} point(s){}",
-            events.len(),
-            cost.requests,
-            cost.not_modified,
-            cost.points,
-            if cost.full_read { ", threads read" } else { "" }
-        ));
-        Ok(())
+        Ok(state)
     }
 
     /// One poll: returns the events, and whether the PR is still open.

@@ -198,6 +198,31 @@ pub struct Decisions {
     /// decision, `false` when a person took the thread over before the answer (none is owed).
     #[serde(default)]
     pub answered_reposts: BTreeMap<String, bool>,
+    /// Bot findings on lines one of the loop's own fix commits introduced (see
+    /// [`crate::knock_on`]), once each, in the order they were found. Absent in files written
+    /// before the field existed, and while there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub knock_ons: Vec<KnockOn>,
+}
+
+/// A knock-on, in [`Decisions::knock_ons`]: a new bot finding on a line that a round commit of
+/// the loop's own last touched at the head.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KnockOn {
+    /// The new finding's fingerprint.
+    pub fingerprint: String,
+    /// Its thread (or the review id of an out-of-diff finding).
+    pub thread_id: String,
+    /// The file it is on.
+    pub path: String,
+    /// The line it is on.
+    pub line: u32,
+    /// The round commit that last touched the line, as the decisions record it.
+    pub commit: String,
+    /// The round that made that commit.
+    pub round: u32,
 }
 
 impl Decisions {
@@ -825,6 +850,19 @@ mod tests {
             r#"{"seen": {"fp": {"threadId": "T", "verdict": "VALID", "reasoning": "x", "decidedInRound": 1, "replyed": true}}}"#
         )
         .is_err());
+    }
+
+    #[test]
+    fn a_file_without_knock_ons_still_loads_and_is_written_the_same() {
+        let text =
+            r#"{"round":2,"seen":{},"escalated":[],"addressedOutOfDiff":{},"answeredReposts":{}}"#;
+        let d: Decisions = serde_json::from_str(text).unwrap();
+        assert!(d.knock_ons.is_empty());
+        assert_eq!(
+            serde_json::to_string(&d).unwrap(),
+            text,
+            "no knock-ons, no field"
+        );
     }
 
     #[test]

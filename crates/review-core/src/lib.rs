@@ -87,6 +87,7 @@ pub mod execute;
 pub mod followup;
 pub mod gate;
 pub mod judge;
+pub mod knock_on;
 pub mod model;
 pub mod plan;
 pub mod ports;

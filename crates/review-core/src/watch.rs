@@ -484,6 +484,9 @@ pub enum EventKind {
     Doctor,
     /// The PR became quiescent.
     Quiescent,
+    /// A new bot finding is on a line one of the loop's own fix commits wrote (its items: the
+    /// thread and the commit); announced by `review loop`, once per finding.
+    KnockOn,
 }
 
 impl EventKind {
@@ -501,6 +504,7 @@ impl EventKind {
             Self::StickyReport => "STICKY_REPORT",
             Self::Doctor => "DOCTOR",
             Self::Quiescent => "QUIESCENT",
+            Self::KnockOn => "KNOCK_ON",
         }
     }
 }
@@ -530,6 +534,23 @@ impl Event {
             items,
             detail,
         }
+    }
+}
+
+impl Event {
+    /// The announcement of a knock-on: its thread and the commit whose line it is on.
+    pub fn knock_on(k: &crate::decisions::KnockOn) -> Self {
+        Self::new(
+            EventKind::KnockOn,
+            vec![k.thread_id.clone(), k.commit.clone()],
+            format!(
+                "a new finding on {}:{}, a line the loop's round-{} fix {} wrote",
+                k.path,
+                k.line,
+                k.round,
+                short(&k.commit)
+            ),
+        )
     }
 }
 

@@ -125,6 +125,11 @@ impl FakeHost {
         self.state().log.clone()
     }
 
+    /// Changes the PR as GitHub would between two reads (a bot posts a new thread, say).
+    pub fn change_pr(&self, change: impl FnOnce(&mut PullRequest)) {
+        change(&mut self.state().pr);
+    }
+
     /// The PR as the host now has it.
     pub fn current(&self) -> PullRequest {
         self.state().pr.clone()

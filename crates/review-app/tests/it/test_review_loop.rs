@@ -3,7 +3,9 @@
 //! advances at once. A VALID finding is fixed and its round committed; a finding the judge does
 //! not answer, or whose fix fails, changes nothing or edits a deny-listed path, is escalated
 //! (the edit undone); a stop, a closed pull request and the last poll each end the loop; a
-//! person's thread is never asked about nor posted in.
+//! person's thread is never asked about nor posted in. A new finding on a line the loop's own
+//! fix wrote is a knock-on, announced once; after three in a file the loop stops fixing that
+//! file, and past the round limit it fixes nothing, while it still answers.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -17,16 +19,16 @@ use review_app::respond::{
     HostRereads, MemoryLedger, NoHistory, Notes, RespondPorts, Responded, Source,
 };
 use review_app::review_loop::{
-    FixRunner, FixTask, Fixed, Judge, JudgeTask, LoopOutcome, LoopPorts, LoopSettings, LoopWatcher,
-    Notifier, Poll, Responder, Stop, StopSignal, run,
+    FixRunner, FixTask, Fixed, Judge, JudgeTask, LineOrigin, LoopOutcome, LoopPorts, LoopSettings,
+    LoopWatcher, Notifier, Poll, Responder, Stop, StopSignal, run,
 };
 use review_app::watch::{ChangeProbe, ManualClock, OverHost, PollPolicy, Probed, WatchPorts, poll};
 use review_app::watch_store::{MemoryLoop, WatchStore as _};
 use review_core::decisions::Verdict;
 use review_core::gate::AutomationSettings;
-use review_core::model::ThreadId;
+use review_core::model::{CommitId, Thread, ThreadId};
 use review_core::ports::{Vcs, VcsError};
-use review_core::watch::{ProbeMemo, WatchSettings};
+use review_core::watch::{Event, EventKind, ProbeMemo, WatchSettings};
 use review_test_support::{FakeHost, FakeVcs, Mutation, PrBuilder, bot, person};
 
 const T0: i64 = 1_767_225_600;
@@ -94,12 +96,26 @@ struct HostWatcher<'a> {
     closes_at: Option<u64>,
     polls: AtomicU64,
     shown: AtomicU64,
+    /// Threads a bot posts before the poll numbered with them.
+    arrivals: Mutex<Vec<(u64, Thread)>>,
+    /// The events the loop announced itself.
+    announced: Mutex<Vec<Event>>,
 }
 
 impl LoopWatcher for HostWatcher<'_> {
     type Error = review_app::AppError;
 
     async fn poll(&self) -> Result<Poll, review_app::AppError> {
+        let next = self.polls.load(Ordering::SeqCst) + 1;
+        let arriving: Vec<Thread> = self
+            .arrivals
+            .lock()
+            .expect("no test thread panicked")
+            .iter()
+            .filter(|(at, _)| *at == next)
+            .map(|(_, t)| t.clone())
+            .collect();
+        self.host.change_pr(|pr| pr.threads.extend(arriving));
         let pr = self.host.current();
         let read = OverHost {
             host: self.host,
@@ -130,6 +146,44 @@ impl LoopWatcher for HostWatcher<'_> {
     fn show(&self, _poll: &Poll, number: u64) -> Result<(), review_app::AppError> {
         self.shown.store(number, Ordering::SeqCst);
         Ok(())
+    }
+
+    fn announce(&self, events: &[Event]) -> Result<(), review_app::AppError> {
+        self.announced
+            .lock()
+            .expect("no test thread panicked")
+            .extend_from_slice(events);
+        Ok(())
+    }
+}
+
+/// The commit of someone else's every other line comes from.
+const THEIRS: &str = "feedfacefeedfacefeedfacefeedfacefeedface";
+
+/// `git blame` over the fake repository: a line of [`Tree::blamed`] was written by the last
+/// commit that changed its file; any other line by a commit of someone else's.
+impl LineOrigin for Tree {
+    type Error = std::convert::Infallible;
+
+    fn origin(
+        &self,
+        _head: Option<&str>,
+        path: &str,
+        line: u32,
+    ) -> Result<Option<CommitId>, Self::Error> {
+        let blamed = self.blamed.lock().expect("no test thread panicked");
+        if !blamed.iter().any(|(p, l)| *p == path && *l == line) {
+            return Ok(Some(CommitId(THEIRS.to_owned())));
+        }
+        let last = self
+            .vcs
+            .commits()
+            .into_iter()
+            .rev()
+            .find(|c| c.paths.iter().any(|p| p == path));
+        Ok(Some(CommitId(
+            last.map_or_else(|| THEIRS.to_owned(), |c| git_id(&c.id)),
+        )))
     }
 }
 
@@ -275,10 +329,19 @@ impl FixRunner for ScriptedFixer<'_> {
     }
 }
 
+/// The id git would give the fake repository's commit `id`: its distinct end first, so that
+/// the abbreviated ids of two commits differ, as git's do.
+fn git_id(id: &CommitId) -> String {
+    let cut = id.0.len().saturating_sub(7);
+    format!("{}{}", &id.0[cut..], &id.0[..cut])
+}
+
 /// The round's tree over the fake repository.
 struct Tree {
     vcs: FakeVcs,
     edited: Mutex<Vec<String>>,
+    /// The lines the loop's own last commit of their file wrote (see its [`LineOrigin`]).
+    blamed: Mutex<Vec<(&'static str, u32)>>,
 }
 
 impl RoundTree for Tree {
@@ -307,7 +370,7 @@ impl RoundTree for Tree {
             .lock()
             .expect("no test thread panicked")
             .retain(|p| !paths.contains(p));
-        Ok(id.0[..7].to_owned())
+        Ok(git_id(&id)[..7].to_owned())
     }
 
     fn set_aside(&self, round: u32) -> Result<Option<SetAside>, VcsError> {
@@ -373,6 +436,7 @@ fn settings(max_polls: u64) -> LoopSettings {
         denied: vec![".github/".to_owned()],
         interval: Duration::from_secs(60),
         max_polls: Some(max_polls),
+        max_rounds: 10,
     }
 }
 
@@ -406,6 +470,7 @@ impl World {
                     ],
                 ),
                 edited: Mutex::new(Vec::new()),
+                blamed: Mutex::new(Vec::new()),
             },
             checks: Checks::default(),
             stop: Flag::default(),
@@ -444,7 +509,18 @@ impl World {
             closes_at,
             polls: AtomicU64::new(0),
             shown: AtomicU64::new(0),
+            arrivals: Mutex::new(Vec::new()),
+            announced: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Says the loop's last commit of their file wrote `lines`.
+    fn blame(&self, lines: &[(&'static str, u32)]) {
+        self.tree
+            .blamed
+            .lock()
+            .expect("no test thread panicked")
+            .extend_from_slice(lines);
     }
 
     fn responder(&self) -> HostResponder<'_> {
@@ -797,4 +873,264 @@ async fn max_polls_stops_with_the_summary_and_a_person_is_never_answered() {
         .collect();
     replied.sort();
     assert_eq!(replied, ["BOT1", "BOT2"]);
+}
+
+/// Bot threads posted later: `(id, path, line, title)`.
+fn threads(specs: &[(&str, &str, u32, &str)]) -> Vec<Thread> {
+    let mut b = PrBuilder::new();
+    for (id, path, line, title) in specs {
+        b = b.thread(
+            id,
+            path,
+            *line,
+            &[(bot("coderabbitai"), &format!("**{title}.** See the lines."))],
+        );
+    }
+    b.build().threads
+}
+
+fn arrive(watcher: &HostWatcher<'_>, at: u64, specs: &[(&str, &str, u32, &str)]) {
+    watcher
+        .arrivals
+        .lock()
+        .expect("no test thread panicked")
+        .extend(threads(specs).into_iter().map(|t| (at, t)));
+}
+
+fn valid(path_line: &'static str) -> &'static str {
+    // The evidence is all the judge's checks need.
+    match path_line {
+        "a" => {
+            r#"{"verdict":"VALID","reasoning":"the bound is off by one","evidence":["src/a.rs:3"],"fixSketch":"use <="}"#
+        }
+        "b" => {
+            r#"{"verdict":"VALID","reasoning":"the import is unused","evidence":["src/b.rs:9"],"fixSketch":"drop it"}"#
+        }
+        _ => {
+            r#"{"verdict":"VALID","reasoning":"the guard goes first","evidence":["src/a.rs:4"],"fixSketch":"move it up"}"#
+        }
+    }
+}
+
+fn knock_ons(w: &World) -> Vec<review_core::decisions::KnockOn> {
+    w.store.load().expect("in memory").knock_ons
+}
+
+fn replied_to(w: &World) -> Vec<String> {
+    let mut replied: Vec<String> = w
+        .host
+        .mutations()
+        .into_iter()
+        .filter_map(|m| match m {
+            Mutation::Reply(t, _) => Some(t.0),
+            _ => None,
+        })
+        .collect();
+    replied.sort();
+    replied
+}
+
+fn escalation(w: &World, thread: &str) -> Option<String> {
+    w.store
+        .load()
+        .expect("in memory")
+        .escalated
+        .into_iter()
+        .find(|e| e.thread_id == thread)
+        .map(|e| e.reason)
+}
+
+#[tokio::test]
+async fn a_finding_on_a_line_the_loop_wrote_is_a_knock_on_announced_once() {
+    let w = World::new();
+    let judge = w.judge(&[
+        ("BOT1", Ok(VALID)),
+        ("BOT2", Ok(FALSE_POSITIVE)),
+        ("NEW1", Ok(FALSE_POSITIVE)),
+        ("NEW2", Ok(FALSE_POSITIVE)),
+    ]);
+    let fixer = w.fixer(&[("BOT1", Does::Edit("src/a.rs", "for i in 0..=n {}"))]);
+    let (watcher, responder) = (w.watcher(None), w.responder());
+    // After the fix of BOT1, a finding on its line and one on a line of someone else's.
+    arrive(
+        &watcher,
+        2,
+        &[
+            ("NEW1", "src/a.rs", 3, "Inclusive range overflows"),
+            ("NEW2", "src/a.rs", 8, "Doc comment is stale"),
+        ],
+    );
+    w.blame(&[("src/a.rs", 3)]);
+    w.run(&judge, &fixer, &watcher, &responder, &settings(3))
+        .await;
+
+    let commits = w.tree.vcs.commits();
+    assert_eq!(commits.len(), 1);
+    let fix = git_id(&commits[0].id)[..7].to_owned();
+    let k = knock_ons(&w);
+    assert_eq!(k.len(), 1, "{k:?}");
+    assert_eq!(
+        (k[0].thread_id.as_str(), k[0].path.as_str(), k[0].line),
+        ("NEW1", "src/a.rs", 3)
+    );
+    assert_eq!((k[0].commit.as_str(), k[0].round), (fix.as_str(), 1));
+    let announced = watcher.announced.lock().unwrap().clone();
+    assert_eq!(announced.len(), 1, "announced once over the polls");
+    assert_eq!(announced[0].event, EventKind::KnockOn);
+    assert_eq!(announced[0].items, ["NEW1".to_owned(), fix.clone()]);
+    assert!(w.said(&format!(
+        "[loop] KNOCK_ON NEW1: src/a.rs:3 is a line of the round-1 fix {fix} (1 of 3 before the loop stops fixing the file)"
+    )));
+    // (BOT2's answer waits for the push of round 1's commit, as every reply of that round.)
+    assert_eq!(replied_to(&w), ["NEW1", "NEW2"], "both are answered");
+    w.mixed_untouched();
+}
+
+#[tokio::test]
+async fn the_third_knock_on_stops_fixing_that_file_only() {
+    let w = World::new();
+    let judge = w.judge(&[
+        ("BOT1", Ok(VALID)),
+        ("BOT2", Ok(FALSE_POSITIVE)),
+        ("K1", Ok(valid("k"))),
+        ("K2", Ok(FALSE_POSITIVE)),
+        ("K3", Ok(FALSE_POSITIVE)),
+        ("LATER", Ok(valid("a"))),
+        ("ELSEWHERE", Ok(valid("b"))),
+        ("LAST", Ok(FALSE_POSITIVE)),
+    ]);
+    let fixer = w.fixer(&[
+        ("BOT1", Does::Edit("src/a.rs", "for i in 0..=n {}")),
+        (
+            "K1",
+            Does::Edit("src/a.rs", "if n > 0 { for i in 0..=n {} }"),
+        ),
+        ("LATER", Does::Edit("src/a.rs", "// rewritten")),
+        ("ELSEWHERE", Does::Edit("src/b.rs", "")),
+    ]);
+    let (watcher, responder) = (w.watcher(None), w.responder());
+    arrive(
+        &watcher,
+        2,
+        &[
+            ("K1", "src/a.rs", 3, "Inclusive range overflows"),
+            ("K2", "src/a.rs", 4, "Loop variable is unused"),
+        ],
+    );
+    arrive(
+        &watcher,
+        3,
+        &[
+            ("K3", "src/a.rs", 5, "Guard is redundant"),
+            ("LATER", "src/a.rs", 20, "Magic number"),
+            ("ELSEWHERE", "src/b.rs", 2, "Wrong import order"),
+        ],
+    );
+    arrive(&watcher, 4, &[("LAST", "src/a.rs", 30, "Typo in the doc")]);
+    w.blame(&[("src/a.rs", 3), ("src/a.rs", 4), ("src/a.rs", 5)]);
+    w.run(&judge, &fixer, &watcher, &responder, &settings(4))
+        .await;
+
+    let commits = w.tree.vcs.commits();
+    let short = |i: usize| git_id(&commits[i].id)[..7].to_owned();
+    assert_eq!(commits.len(), 3, "BOT1, K1, then ELSEWHERE: {commits:?}");
+    assert_eq!(
+        commits[2].paths,
+        ["src/b.rs"],
+        "another file is still fixed"
+    );
+    let (first, second) = (short(0), short(1));
+    let k: Vec<(String, String)> = knock_ons(&w)
+        .into_iter()
+        .map(|k| (k.thread_id, k.commit))
+        .collect();
+    assert_eq!(
+        k,
+        [
+            ("K1".to_owned(), first.clone()),
+            ("K2".to_owned(), first.clone()),
+            ("K3".to_owned(), second.clone()),
+        ]
+    );
+    assert_eq!(watcher.announced.lock().unwrap().len(), 3);
+    assert!(w.said(&format!("[loop] KNOCK_ON K2: src/a.rs:4 is a line of the round-1 fix {first} (2 of 3 before the loop stops fixing the file)")), "{:#?}", w.narrator.lines());
+    assert!(w.said(&format!(
+        "[loop] KNOCK_ON K3: src/a.rs:5 is a line of the round-2 fix {second}; the loop stops fixing src/a.rs"
+    )), "{:#?}", w.narrator.lines());
+    // The next VALID finding in the file is escalated, not fixed, with the loop's fixes there.
+    assert!(
+        !fixer
+            .tasks
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|t| t.thread_id == "LATER"),
+        "the file is not fixed again"
+    );
+    let reason = escalation(&w, "LATER").expect("escalated");
+    assert_eq!(
+        reason,
+        format!(
+            "the loop stopped fixing src/a.rs: its own fixes there drew 3 new findings (knock-ons); \
+its fixes in src/a.rs: {first} (round 1) fixed BOT1 (the bound is off by one), and drew K1 (line 3), K2 (line 4); \
+{second} (round 2) fixed K1 (the guard goes first), and drew K3 (line 5); \
+revert {first} first: its lines drew 2 of the 3 knock-ons"
+        )
+    );
+    assert!(w.said(&format!("[loop] LATER: {reason}; escalated")));
+    assert_eq!(w.verdict("ELSEWHERE"), Some(Verdict::Valid));
+    // It keeps answering (what rounds 1 to 3 owe waits for their commits to be pushed).
+    assert_eq!(replied_to(&w), ["LAST"]);
+    w.mixed_untouched();
+}
+
+#[tokio::test]
+async fn the_round_limit_stops_all_fixing_while_replies_are_still_posted() {
+    let w = World::new();
+    let judge = w.judge(&[
+        ("BOT1", Ok(VALID)),
+        ("BOT2", Ok(FALSE_POSITIVE)),
+        ("NEXT", Ok(valid("b"))),
+        ("WRONG", Ok(FALSE_POSITIVE)),
+    ]);
+    let fixer = w.fixer(&[
+        ("BOT1", Does::Edit("src/a.rs", "for i in 0..=n {}")),
+        ("NEXT", Does::Edit("src/b.rs", "")),
+    ]);
+    let (watcher, responder) = (w.watcher(None), w.responder());
+    arrive(
+        &watcher,
+        2,
+        &[
+            ("NEXT", "src/b.rs", 2, "Wrong import order"),
+            ("WRONG", "src/c.rs", 1, "Name shadows a builtin"),
+        ],
+    );
+    let mut s = settings(3);
+    s.max_rounds = 1;
+    let outcome = w.run(&judge, &fixer, &watcher, &responder, &s).await;
+
+    assert_eq!(outcome.stop, Stop::MaxPolls, "it runs on");
+    assert_eq!(w.tree.vcs.commits().len(), 1, "round 1 only");
+    let tasks: Vec<String> = fixer
+        .tasks
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|t| t.thread_id.clone())
+        .collect();
+    assert_eq!(tasks, ["BOT1"], "nothing is fixed past the limit");
+    assert_eq!(
+        escalation(&w, "NEXT").as_deref(),
+        Some(
+            "the loop reached its round limit (1) and fixes nothing more; it made no fix in src/b.rs"
+        )
+    );
+    assert!(knock_ons(&w).is_empty());
+    assert!(watcher.announced.lock().unwrap().is_empty());
+    assert!(
+        replied_to(&w).contains(&"WRONG".to_owned()),
+        "still answered"
+    );
+    w.mixed_untouched();
 }

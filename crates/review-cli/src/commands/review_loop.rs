@@ -71,6 +71,12 @@ pub struct LoopArgs {
     #[arg(long = "deny-path", value_name = "PATH")]
     deny_paths: Vec<String>,
 
+    /// The rounds the loop fixes in: past them, what it would fix is escalated (it keeps
+    /// watching and answering). It also stops fixing a file after 3 new findings on lines its
+    /// own fixes wrote there (knock-ons)
+    #[arg(long, value_name = "N", default_value_t = review_core::knock_on::DEFAULT_MAX_ROUNDS)]
+    max_rounds: u32,
+
     /// Show each round's summary as a desktop notification, where the system offers one
     #[arg(long)]
     notify: bool,
@@ -144,6 +150,7 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
         denied: repository.denied(&args.deny_paths)?,
         interval: Duration::from_secs(args.poll.interval),
         max_polls: args.poll.max_polls,
+        max_rounds: args.max_rounds,
     };
     let judge = CommandJudge {
         command: judge_cmd,

@@ -32,6 +32,7 @@ mod test_form_browser;
 mod test_hostile;
 mod test_judge;
 mod test_live;
+mod test_loop_knock_ons;
 mod test_mcp;
 mod test_respond;
 mod test_schemas;
