@@ -521,8 +521,9 @@ async fn the_judge_gets_the_file_at_the_head_from_github() {
     assert_eq!(t2["file"]["missing"], "the file is not in the PR head");
 }
 
-/// A judge that waits at a barrier: each call marks itself in flight, records how many are,
-/// and waits (10 s at most) until `barrier` calls have started.
+/// A judge whose calls wait (10 s at most) until `barrier` of them have started, counting the calls in flight
+/// as each starts and as the barrier opens. A call is in flight before it counts as started, so
+/// the first count after the barrier opens sees every call that opened it.
 fn barrier_judge(env: &TestEnvironment, name: &str, barrier: usize) -> (String, PathBuf) {
     let dir = env.dir().join(name);
     for sub in ["started", "inflight"] {
@@ -534,10 +535,11 @@ fn barrier_judge(env: &TestEnvironment, name: &str, barrier: usize) -> (String, 
             r#"#!/bin/sh
 d='{dir}'
 cat > /dev/null
-touch "$d/started/$$"; touch "$d/inflight/$$"
+touch "$d/inflight/$$"; touch "$d/started/$$"
 ls "$d/inflight" | wc -l >> "$d/counts"
 i=0
 while [ "$(ls "$d/started" | wc -l)" -lt {barrier} ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+ls "$d/inflight" | wc -l >> "$d/counts"
 rm -f "$d/inflight/$$"
 echo '{{"class": "nit", "reason": "noise"}}'
 "#,
