@@ -33,6 +33,7 @@ mod test_hostile;
 mod test_judge;
 mod test_live;
 mod test_mcp;
+mod test_rereview;
 mod test_respond;
 mod test_schemas;
 mod test_secrets;
