@@ -16,6 +16,9 @@
 //!   with consent, carried out (fixes committed, nits and landed fixes resolved, the fix commits
 //!   pushed and their threads resolved), a person's thread never acted on; a typed
 //!   [`triage::Outcome`] with the threads whose fix waits for a push;
+//! - [`rereview`]: each expected bot that has not reviewed the head asked again, once per
+//!   head (its command as a comment, Copilot by a review request), never one out of quota or
+//!   paused, each ask recorded in the reply ledger;
 //! - [`commit_round`]: the round's one commit after the checks, or the round set aside;
 //! - [`status`]: whether the pull request is ready (one verdict with its reasons), once or
 //!   waiting until it is no longer `WAITING`;
@@ -47,6 +50,7 @@ pub mod error;
 pub mod followup;
 pub mod narrator;
 pub mod ports;
+pub mod rereview;
 pub mod respond;
 pub mod review_loop;
 pub mod status;

@@ -261,4 +261,10 @@ impl ReviewHost for AuditedHost {
             .host("minimize", &comment.0, &result, &format!("{reason:?}"));
         result
     }
+
+    async fn request_review(&self, subject: &str, login: &str) -> Result<(), HostError> {
+        let result = self.inner.request_review(subject, login).await;
+        self.audit.host("request-review", subject, &result, login);
+        result
+    }
 }

@@ -26,6 +26,7 @@ mod outputs;
 mod prereview;
 mod render;
 mod replying;
+mod rerequesting;
 mod round;
 mod state;
 mod statusing;

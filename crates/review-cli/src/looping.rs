@@ -197,6 +197,101 @@ impl LineOrigin for GitVcs {
     }
 }
 
+/// The loop's polls through the [`Watcher`], and with `--rereview-late` the user's expected
+/// bots found late on the head after a poll asked to review again (as `review rereview`).
+#[derive(Debug)]
+pub struct Polling<'a> {
+    /// The watcher.
+    pub watcher: &'a Watcher,
+    /// The loop's files (the watcher's state names the late bots).
+    pub files: &'a LoopFiles,
+    /// The clone (the reply ledger, the posting lock).
+    pub vcs: &'a GitVcs,
+    /// With `--rereview-late`: the user's own expected bots (flags and their config, never the
+    /// repository's file).
+    pub rereview: Option<Vec<String>>,
+}
+
+impl LoopWatcher for Polling<'_> {
+    type Error = CliError;
+
+    async fn poll(&self) -> Result<Poll, CliError> {
+        let polled = LoopWatcher::poll(self.watcher).await?;
+        if polled.open {
+            self.rereview_late().await;
+        }
+        Ok(polled)
+    }
+
+    fn show(&self, poll: &Poll, number: u64) -> Result<(), CliError> {
+        LoopWatcher::show(self.watcher, poll, number)
+    }
+}
+
+impl Polling<'_> {
+    /// Asks the user's expected bots the last poll found late on the head to review it again
+    /// (each once per head), and says what it did. A failure is said, not an error: the loop
+    /// goes on.
+    async fn rereview_late(&self) {
+        let Some(bots) = &self.rereview else {
+            return;
+        };
+        let Ok(Some(state)) = self.files.load_watch() else {
+            return;
+        };
+        let ask: Vec<String> = bots
+            .iter()
+            .filter(|b| {
+                state
+                    .late_bots
+                    .contains(&review_classify::bot_key_of_login(b))
+            })
+            .cloned()
+            .collect();
+        if ask.is_empty() {
+            return;
+        }
+        if let Err(e) = self.ask(ask).await {
+            output::narrate(&format!("[loop] asking the late bots again failed: {e}"));
+        }
+    }
+
+    async fn ask(&self, bots: Vec<String>) -> Result<(), CliError> {
+        let conn = self.watcher.conn();
+        let read = Reader::new(&conn.client)
+            .pull_request(&conn.repo, conn.number)
+            .await
+            .map_err(github::read_error)?;
+        let _lock = PostLock::take(Some(self.vcs), &read)?;
+        let pr = Reader::new(&conn.client)
+            .pull_request(&conn.repo, conn.number)
+            .await
+            .map_err(github::read_error)?;
+        let automation = self.watcher.gate(&pr).await?;
+        let request = review_app::rereview::RereviewRequest {
+            expected_bots: bots,
+            ..Default::default()
+        };
+        let done =
+            crate::rerequesting::rereview(conn, &pr, &automation, Some(self.vcs), &request).await?;
+        for b in done
+            .bots
+            .iter()
+            .filter(|b| b.action != review_app::rereview::Action::AlreadyAsked)
+        {
+            let one = review_app::rereview::Rereviewed {
+                bots: vec![b.clone()],
+                ..done.clone()
+            };
+            output::narrate(&format!(
+                "[loop] late on the head: {}",
+                crate::rerequesting::render(&one).trim_end()
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Posting what is owed, as `review respond --from-decisions` does, plus the aggregate answers
 /// to out-of-diff reviews whose findings are all decided; each outcome said as a `[loop]` line.
 #[derive(Debug)]
@@ -234,7 +329,7 @@ impl Responder for Responding<'_> {
         let _lock = PostLock::take(Some(self.vcs), &read)?;
         let pr = conn.read_pr().await?;
         let automation = &self.watcher.gate(&pr).await?;
-        replying::respond(
+        let responded = replying::respond(
             conn,
             &pr,
             Source::Loop,
@@ -242,7 +337,8 @@ impl Responder for Responding<'_> {
             Some(self.vcs),
             Some(self.files),
         )
-        .await
+        .await?;
+        Ok(responded)
     }
 
     fn show(&self, responded: &Responded) {

@@ -703,6 +703,35 @@ mod tests {
     }
 
     #[test]
+    fn a_rereview_command_by_the_viewer_with_its_key_is_the_tools_own() {
+        let key =
+            crate::post::idempotency_key(&ThreadId::from("rereview:gemini@abc"), "/gemini review");
+        let body = crate::post::command_body(
+            "/gemini review",
+            DEFAULT_AUTOMATED_HEADER,
+            "asked again for `abc`.",
+            &key,
+        );
+        let mut s = settings();
+        s.viewer = Some("mallory-ci".to_owned());
+        assert_eq!(
+            s.participation(Some(&user("mallory-ci")), &body, Some(&user("dana"))),
+            Participation::OwnPost
+        );
+        // The same text by someone else is a person's comment.
+        assert!(
+            !s.participation(Some(&user("eve")), &body, Some(&user("dana")))
+                .is_automated()
+        );
+        // In a thread, it does not make the thread human.
+        let pr = pr_with(vec![
+            (Some(bot("coderabbitai")), "finding"),
+            (Some(user("mallory-ci")), &body),
+        ]);
+        assert_eq!(s.may_act(&pr.threads[0], &pr), Ok(()));
+    }
+
+    #[test]
     fn a_bot_suffixed_entry_or_a_repository_account_matches_only_bots() {
         let s = AutomationSettings {
             accounts: vec!["app[bot]".to_owned()],

@@ -148,6 +148,41 @@ pub trait ReviewHost: Send + Sync {
 
     /// Hides a comment with a reason. Hiding a hidden comment succeeds.
     async fn minimize(&self, comment: &CommentId, reason: MinimizeReason) -> Result<(), HostError>;
+
+    /// Requests a review of the pull request whose node id is `subject` from the bot `login`
+    /// (as reviews name it, `copilot-pull-request-reviewer`; a trailing `[bot]` is allowed),
+    /// added to the reviewers already requested. Requesting one already requested succeeds. A
+    /// login that is not a plain GitHub login is refused, and nothing is sent.
+    ///
+    /// The default refuses: a host that cannot request reviews says so.
+    async fn request_review(&self, subject: &str, login: &str) -> Result<(), HostError> {
+        let _ = subject;
+        Err(HostError::Refused(format!(
+            "this host cannot request a review from {login}"
+        )))
+    }
+}
+
+/// Whether `login` is a plain GitHub login (letters, digits and single hyphens, at most 39,
+/// not starting or ending with a hyphen), with or without a trailing `[bot]`.
+///
+/// ```
+/// use review_core::ports::is_plain_login;
+///
+/// assert!(is_plain_login("copilot-pull-request-reviewer[bot]"));
+/// assert!(is_plain_login("coderabbitai"));
+/// assert!(!is_plain_login("evil\n/approve"));
+/// assert!(!is_plain_login("-x"));
+/// assert!(!is_plain_login(""));
+/// ```
+pub fn is_plain_login(login: &str) -> bool {
+    let base = login.strip_suffix("[bot]").unwrap_or(login);
+    !base.is_empty()
+        && base.len() <= 39
+        && !base.starts_with('-')
+        && !base.ends_with('-')
+        && !base.contains("--")
+        && base.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
 }
 
 /// An error from the local repository.

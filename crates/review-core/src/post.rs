@@ -36,6 +36,44 @@ pub fn own_words_body(text: &str, key: &str) -> String {
     format!("{}\n\n{KEY_PREFIX}{key} -->", text.trim())
 }
 
+/// The body of a command the tool posts for a bot that reads only a comment that starts with
+/// it (`/gemini review`): the command line first, then the tool's header with `note`, then the
+/// hidden key. [`is_marked`] knows it as the tool's.
+///
+/// ```
+/// use review_core::gate::DEFAULT_AUTOMATED_HEADER;
+/// use review_core::post::{command_body, find_key, is_marked};
+///
+/// let body = command_body("/gemini review", DEFAULT_AUTOMATED_HEADER, "asked again for `abc1234`.", "00ff");
+/// assert!(body.starts_with("/gemini review\n\n🤖 Automated comment by **review**"));
+/// assert_eq!(find_key(&body), Some("00ff"));
+/// assert!(is_marked(&body, DEFAULT_AUTOMATED_HEADER));
+/// ```
+pub fn command_body(command: &str, header: &str, note: &str, key: &str) -> String {
+    format!(
+        "{}\n\n{header} **{TOOL_NAME}**: {}\n\n{KEY_PREFIX}{key} -->",
+        command.trim(),
+        note.trim()
+    )
+}
+
+/// Whether `body` is a [`command_body`] with `header`: one command line (not quoted, not
+/// markup), then a line that starts with the header.
+fn is_command_body(body: &str, header: &str) -> bool {
+    if header.is_empty() {
+        return false;
+    }
+    let mut lines = body.lines().map(str::trim).filter(|l| !l.is_empty());
+    let (Some(command), Some(next)) = (lines.next(), lines.next()) else {
+        return false;
+    };
+    let plain = |c: char| !c.is_control() && !matches!(c, '<' | '>' | '`');
+    command.chars().count() <= 100
+        && command.chars().all(plain)
+        && !command.starts_with(header)
+        && next.starts_with(&format!("{header} **{TOOL_NAME}**"))
+}
+
 /// The idempotency key a body carries, if any.
 pub fn find_key(body: &str) -> Option<&str> {
     let start = body.rfind(KEY_PREFIX)? + KEY_PREFIX.len();
@@ -45,9 +83,11 @@ pub fn find_key(body: &str) -> Option<&str> {
     (!key.is_empty() && key.chars().all(|c| c.is_ascii_hexdigit())).then_some(key)
 }
 
-/// Whether a body is marked as the tool's: it starts with `header` and carries a key.
+/// Whether a body is marked as the tool's: it starts with `header` (or is a [`command_body`]
+/// with it) and carries a key.
 pub fn is_marked(body: &str, header: &str) -> bool {
-    crate::gate::starts_with_header(body, header) && find_key(body).is_some()
+    (crate::gate::starts_with_header(body, header) || is_command_body(body, header))
+        && find_key(body).is_some()
 }
 
 #[cfg(test)]
@@ -70,6 +110,28 @@ mod tests {
         assert_eq!(a, idempotency_key(&ThreadId::from("PRRT_1"), " Fixed.\n"));
         assert_ne!(a, idempotency_key(&ThreadId::from("PRRT_2"), "Fixed."));
         assert_ne!(a, idempotency_key(&ThreadId::from("PRRT_1"), "Fixed!"));
+    }
+
+    #[test]
+    fn a_command_body_is_marked_only_in_its_own_shape() {
+        let h = DEFAULT_AUTOMATED_HEADER;
+        let body = command_body("@coderabbitai review", h, "asked again.", "abc1");
+        assert!(is_marked(&body, h));
+        // Without the key, or with the header not right after the command, it is not.
+        assert!(!is_marked(
+            "@coderabbitai review\n\n🤖 Automated comment by **review**",
+            h
+        ));
+        assert!(!is_marked(
+            "@coderabbitai review\nplease\n🤖 Automated comment by **review**\n<!-- review:idempotency-key=ab -->",
+            h
+        ));
+        // Markup first is not a command.
+        assert!(!is_marked(
+            "<b>x</b>\n🤖 Automated comment by **review**: x\n<!-- review:idempotency-key=ab -->",
+            h
+        ));
+        assert!(!is_marked(&command_body("x", "", "n", "ab"), ""));
     }
 
     #[test]

@@ -331,9 +331,12 @@ impl Ledger {
         }
     }
 
-    /// The ids of the comments the tool posted.
+    /// The ids of the comments the tool posted (a record of a review request has none).
     pub fn comment_ids(&self) -> impl Iterator<Item = CommentId> + '_ {
-        self.posted.values().map(|p| CommentId(p.comment.clone()))
+        self.posted
+            .values()
+            .filter(|p| !p.comment.is_empty())
+            .map(|p| CommentId(p.comment.clone()))
     }
 }
 

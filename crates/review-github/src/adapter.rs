@@ -670,4 +670,33 @@ impl ReviewHost for GitHubHost {
             .next()
             .unwrap_or_else(|| Err(HostError::Refused("no result".to_owned())))
     }
+
+    async fn request_review(&self, subject: &str, login: &str) -> Result<(), HostError> {
+        if !review_core::ports::is_plain_login(login) {
+            return Err(HostError::Refused(format!(
+                "{login:?} is not a GitHub login: no review was requested"
+            )));
+        }
+        let base = login.strip_suffix("[bot]").unwrap_or(login);
+        let op = q::RequestReviewsByLogin::build(q::RequestReviewVariables {
+            pull_request_id: cynic::Id::new(subject),
+            bot_logins: Some(vec![format!("{base}[bot]")]),
+        });
+        // Requesting a reviewer already requested changes nothing: safe to repeat.
+        let response = self
+            .client
+            .run(&op, Repeat::Safe)
+            .await
+            .map_err(|e| host_error(format!("cannot request a review from {base}"), e))?;
+        let done = response
+            .data
+            .and_then(|d| d.request_reviews_by_login)
+            .and_then(|p| p.pull_request)
+            .is_some();
+        if done {
+            Ok(())
+        } else {
+            Err(from_api(&response.errors.iter().collect::<Vec<_>>()))
+        }
+    }
 }

@@ -586,6 +586,32 @@ pub struct AddPrComment {
     pub add_comment: Option<CommentPayload>,
 }
 
+#[derive(cynic::QueryVariables, Debug, Clone)]
+pub struct RequestReviewVariables {
+    pub pull_request_id: cynic::Id,
+    pub bot_logins: Option<Vec<String>>,
+}
+
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "PullRequest")]
+pub struct RequestedOn {
+    pub id: cynic::Id,
+}
+
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "RequestReviewsByLoginPayload")]
+pub struct RequestReviewsPayload {
+    pub pull_request: Option<RequestedOn>,
+}
+
+/// A review requested from bots, added to the reviewers already requested.
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "Mutation", variables = "RequestReviewVariables")]
+pub struct RequestReviewsByLogin {
+    #[arguments(input: { pullRequestId: $pull_request_id, botLogins: $bot_logins, union: true })]
+    pub request_reviews_by_login: Option<RequestReviewsPayload>,
+}
+
 #[derive(cynic::Enum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReportedContentClassifiers {
     Abuse,

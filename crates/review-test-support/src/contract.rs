@@ -147,6 +147,7 @@ macro_rules! host_contract {
             a_refused_token_is_unauthorized_on_every_request,
             a_spent_rate_limit_is_throttled_with_its_reset_on_every_request,
             a_failing_thread_fails_only_its_own_mutations,
+            a_review_request_is_sent_once_each_time_and_a_bad_one_is_refused,
         );
     };
     (@cases $backend:ty; $($case:ident),* $(,)?) => {
@@ -571,6 +572,10 @@ async fn every_request(host: &dyn ReviewHost) -> Vec<(&'static str, HostError)> 
     let first = CommentId::from("PRRC_1");
     let minimize = host.minimize(&first, MinimizeReason::Resolved).await;
     errors.push(("minimize", minimize.unwrap_err()));
+    let request = host
+        .request_review("PR_1", "copilot-pull-request-reviewer")
+        .await;
+    errors.push(("request review", request.unwrap_err()));
     errors
 }
 
@@ -649,4 +654,49 @@ pub async fn a_failing_thread_fails_only_its_own_mutations<B: Backend>() {
         B::NAME
     );
     assert_eq!(thread(&got, "T3").comments.len(), 2, "{}", B::NAME);
+}
+
+/// A review request from a bot lands as one mutation each time it is asked (requesting one
+/// already requested succeeds); `[bot]` may be written or not. A pull request the host does not
+/// know is [`HostError::NotFound`]; a login that is not a plain login is refused before
+/// anything is sent.
+pub async fn a_review_request_is_sent_once_each_time_and_a_bad_one_is_refused<B: Backend>() {
+    let pr = small_pr();
+    let b = B::start(pr.clone()).await;
+    let copilot = "copilot-pull-request-reviewer";
+    b.host()
+        .request_review(&pr.id, copilot)
+        .await
+        .unwrap_or_else(|e| panic!("{}: {e}", B::NAME));
+    b.host()
+        .request_review(&pr.id, &format!("{copilot}[bot]"))
+        .await
+        .unwrap_or_else(|e| panic!("{}: again: {e}", B::NAME));
+    for bad in ["evil\n/approve", "a b", "", "x[bot][bot]", "../x"] {
+        let e = b.host().request_review(&pr.id, bad).await.unwrap_err();
+        assert!(
+            matches!(e, HostError::Refused(_)),
+            "{}: {bad:?}: {e:?}",
+            B::NAME
+        );
+    }
+    let e = b
+        .host()
+        .request_review("PR_nope", copilot)
+        .await
+        .unwrap_err();
+    assert!(matches!(e, HostError::NotFound(_)), "{}: {e:?}", B::NAME);
+    assert_eq!(
+        b.mutations(),
+        vec![
+            Mutation::RequestReview(copilot.to_owned()),
+            Mutation::RequestReview(copilot.to_owned())
+        ],
+        "{}",
+        B::NAME
+    );
+    // A review request changes no thread and posts nothing.
+    let got = read(&b).await;
+    assert_eq!(got.threads, pr.threads, "{}", B::NAME);
+    assert_eq!(got.comments, pr.comments, "{}", B::NAME);
 }

@@ -25,6 +25,9 @@ pub enum Mutation {
     Minimize(CommentId),
     /// `addComment` on the pull request, with its body.
     Comment(String),
+    /// `requestReviewsByLogin`: a review requested from the bot with this login (without
+    /// `[bot]`).
+    RequestReview(String),
 }
 
 #[derive(Debug)]
@@ -299,6 +302,20 @@ impl ReviewHost for FakeHost {
             return Err(HostError::NotFound(format!("comment {comment}")));
         }
         state.log.push(Mutation::Minimize(comment.clone()));
+        Ok(())
+    }
+
+    async fn request_review(&self, subject: &str, login: &str) -> Result<(), HostError> {
+        let mut state = self.state();
+        Self::check_open(&state)?;
+        if !review_core::ports::is_plain_login(login) {
+            return Err(HostError::Refused(format!("{login:?} is not a login")));
+        }
+        if state.pr.id != subject {
+            return Err(HostError::NotFound(format!("pull request {subject}")));
+        }
+        let base = login.strip_suffix("[bot]").unwrap_or(login);
+        state.log.push(Mutation::RequestReview(base.to_owned()));
         Ok(())
     }
 }

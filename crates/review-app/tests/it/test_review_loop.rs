@@ -585,7 +585,7 @@ impl World {
                 Mutation::Reply(t, _) | Mutation::Resolve(t) | Mutation::Unresolve(t) => {
                     assert_ne!(*t, mixed, "a person's thread was written to: {m:?}");
                 }
-                Mutation::Minimize(_) | Mutation::Comment(_) => {}
+                Mutation::Minimize(_) | Mutation::Comment(_) | Mutation::RequestReview(_) => {}
             }
         }
     }

@@ -11,6 +11,7 @@ pub mod judge_prompt;
 pub mod log;
 pub mod mcp;
 pub mod reply;
+pub mod rereview;
 pub mod resolve;
 pub mod respond;
 pub mod review_loop;

@@ -11,7 +11,7 @@ use crate::commands::common::{self, AutomationArgs, PollArgs, PrArgs};
 use crate::error::CliError;
 use crate::github;
 use crate::loop_files::LoopFiles;
-use crate::looping::{CommandFixRunner, CommandJudge, CtrlC, Desktop, Responding};
+use crate::looping::{CommandFixRunner, CommandJudge, CtrlC, Desktop, Polling, Responding};
 use crate::output;
 use crate::round::ShellChecks;
 use crate::watching::{self, TerminalClock, Watcher};
@@ -80,6 +80,11 @@ pub struct LoopArgs {
     /// Show each round's summary as a desktop notification, where the system offers one
     #[arg(long)]
     notify: bool,
+
+    /// Ask your expected bots (--expect-bot, `expect-bots` in your own config) that are late on
+    /// the head (see --late-after) to review again, once per head, as `review rereview` does
+    #[arg(long)]
+    rereview_late: bool,
 
     #[command(flatten)]
     target: PrArgs,
@@ -161,11 +166,20 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
         vcs: &vcs,
     };
     let responder = Responding::new(&watcher, &files, &vcs);
+    if args.rereview_late {
+        review_app::rereview::check_bots(&args.poll.expect_bots)?;
+    }
+    let polling = Polling {
+        watcher: &watcher,
+        files: &files,
+        vcs: &vcs,
+        rereview: args.rereview_late.then(|| args.poll.expect_bots.clone()),
+    };
     let checks = ShellChecks { root: vcs.root() };
     let ports = LoopPorts {
         judge: &judge,
         fixer: &fixer,
-        watcher: &watcher,
+        watcher: &polling,
         responder: &responder,
         tree: &vcs,
         checks: &checks,

@@ -30,11 +30,13 @@ pub enum Output {
     Decisions,
     /// `review status --json`.
     Status,
+    /// `review rereview --json`.
+    Rereview,
 }
 
 impl Output {
     /// Every output, in the order of the docs.
-    pub const ALL: [Self; 10] = [
+    pub const ALL: [Self; 11] = [
         Self::Report,
         Self::Substep,
         Self::Threads,
@@ -45,6 +47,7 @@ impl Output {
         Self::WatchState,
         Self::Decisions,
         Self::Status,
+        Self::Rereview,
     ];
 
     /// The schema, as pretty JSON.
@@ -63,6 +66,7 @@ impl Output {
             Self::WatchState => of::<review_core::watch::WatchState>(),
             Self::Decisions => of::<review_core::decisions::Decisions>(),
             Self::Status => of::<crate::statusing::StatusReport>(),
+            Self::Rereview => of::<crate::rerequesting::RereviewReport>(),
         }
     }
 }

@@ -267,6 +267,17 @@ async fn secrets_the_token_appears_nowhere_on_any_command() {
             out.stderr
         );
     }
+    s.expect(
+        0,
+        &with_pr(&[
+            "rereview",
+            "--expect-bot",
+            "gemini-code-assist",
+            "--expect-bot",
+            "copilot-pull-request-reviewer",
+            "--json",
+        ]),
+    );
     let fp = s.fingerprint();
     s.expect(
         0,

@@ -1126,3 +1126,55 @@ esac
         out.stderr
     );
 }
+
+/// `review loop --rereview-late` asks the user's expected bot that is late on the head to review
+/// again, once per head; without the flag nothing is asked.
+#[tokio::test(flavor = "multi_thread")]
+async fn review_loop_asks_a_late_bot_again_once_only_with_the_flag() {
+    let lp = Loop::start().await;
+    lp.env.write(
+        "triage.sh",
+        r#"cat >/dev/null
+echo '{"verdict":"FALSE_POSITIVE","reasoning":"the cache is bounded elsewhere","evidence":["src/cache.rs:1"]}'
+"#,
+    );
+    let args = |extra: &[&'static str]| -> Vec<&'static str> {
+        let mut v = vec![
+            "loop",
+            "--triager-cmd",
+            "sh triage.sh",
+            "--interval",
+            "0",
+            "--max-polls",
+            "1",
+            "--expect-bot",
+            "gemini-code-assist",
+            "--late-after",
+            "0",
+        ];
+        v.extend(extra);
+        v
+    };
+    let asked = |lp: &Loop| {
+        lp.github
+            .mutations()
+            .into_iter()
+            .filter(|m| matches!(m, Mutation::Comment(b) if b.starts_with("/gemini review\n")))
+            .count()
+    };
+    let out = lp.run(&args(&[]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(asked(&lp), 0, "not without the flag");
+    let out = lp.run(&args(&["--rereview-late"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("[loop] late on the head: gemini  asked by comment `/gemini review`"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(asked(&lp), 1);
+    let out = lp.run(&args(&["--rereview-late"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(asked(&lp), 1, "once per head");
+}

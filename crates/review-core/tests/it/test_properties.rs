@@ -198,6 +198,10 @@ proptest! {
                     prop_assert!(false, "triage never comments");
                     continue;
                 }
+                Mutation::RequestReview(_) => {
+                    prop_assert!(false, "triage never requests reviews");
+                    continue;
+                }
             };
             let thread = pr.thread(&id).unwrap();
             prop_assert!(!settings.automation.thread_is_human(thread, &pr));

@@ -1345,9 +1345,10 @@ impl<'a> Exec<'a> {
                 .map_or(Out::Null, |t| Out::Obj(Obj::Edge(Box::new(t.clone()))))),
             (Obj::Edge(node), "node") => Ok(Out::Obj((**node).clone())),
             (Obj::Edge(_), "cursor") => leaf("Y3Vyc29yOmVkZ2U="),
-            (Obj::Payload { target, .. }, "thread" | "comment" | "minimizedComment") => {
-                Ok(target.as_deref().map_or(Out::Null, |t| Out::Obj(t.clone())))
-            }
+            (
+                Obj::Payload { target, .. },
+                "thread" | "comment" | "minimizedComment" | "pullRequest",
+            ) => Ok(target.as_deref().map_or(Out::Null, |t| Out::Obj(t.clone()))),
             (_, field) => Err(unserved(obj, field)),
         }
     }
@@ -1458,6 +1459,7 @@ enum Applied {
     ReviewComment(String),
     Minimized(String),
     IssueComment(String),
+    PullRequest(String),
 }
 
 fn apply(st: &mut State, name: &str, input: &Json) -> Result<Applied, FieldErr> {
@@ -1518,6 +1520,7 @@ fn apply(st: &mut State, name: &str, input: &Json) -> Result<Applied, FieldErr> 
             st.mutations.push(Mutation::Comment(body));
             Ok(Applied::IssueComment(id))
         }
+        "requestReviewsByLogin" => request_reviews(st, input),
         "minimizeComment" => {
             let id = id_text(input.get("subjectId"));
             let classifier = input
@@ -1546,6 +1549,63 @@ fn apply(st: &mut State, name: &str, input: &Json) -> Result<Applied, FieldErr> 
             format!("FakeGitHub does not run the mutation {other}"),
         )),
     }
+}
+
+/// `requestReviewsByLogin` with `union: true`: each bot login (with its `[bot]` suffix, as
+/// GitHub wants it) recorded as a review request. A user login, a team, a replacing request or
+/// a bot login that is not one are refused as GitHub would refuse them.
+fn request_reviews(st: &mut State, input: &Json) -> Result<Applied, FieldErr> {
+    let subject = id_text(input.get("pullRequestId"));
+    if input.get("union").and_then(Json::as_bool) != Some(true) {
+        return Err(FieldErr::new(
+            "NOT_SERVED",
+            "FakeGitHub only adds reviewers (union: true)",
+        ));
+    }
+    let strings = |name: &str| -> Vec<String> {
+        input
+            .get(name)
+            .and_then(Json::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Json::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    if !strings("userLogins").is_empty() || !strings("teamSlugs").is_empty() {
+        return Err(FieldErr::new(
+            "NOT_SERVED",
+            "FakeGitHub only requests reviews from bots",
+        ));
+    }
+    let bots = strings("botLogins");
+    if bots.is_empty() {
+        return Err(FieldErr::new("UNPROCESSABLE", "No reviewers given"));
+    }
+    let mut logins = Vec::new();
+    for login in &bots {
+        match login.strip_suffix("[bot]") {
+            Some(base) if review_core::ports::is_plain_login(base) => logins.push(base.to_owned()),
+            _ => {
+                return Err(FieldErr::new(
+                    "NOT_FOUND",
+                    format!("Could not resolve to a Bot with the login of '{login}'."),
+                ));
+            }
+        }
+    }
+    let idx = st
+        .prs
+        .iter()
+        .position(|e| e.pr.id == subject)
+        .ok_or_else(|| FieldErr::node_not_found(&subject))?;
+    st.touch(idx);
+    for login in logins {
+        st.mutations.push(Mutation::RequestReview(login));
+    }
+    Ok(Applied::PullRequest(subject))
 }
 
 /// `addPullRequestReviewThreadReply`: a visible reply in a new review, or, while the viewer has
@@ -1637,6 +1697,7 @@ fn locate<'a>(st: &'a State, applied: &Applied) -> Option<Obj<'a>> {
             .review_comment(id)
             .map(|(e, t, c)| Obj::ReviewComment(e, t, c)),
         Applied::IssueComment(id) => st.issue_comment(id).map(|(e, c)| Obj::IssueComment(e, c)),
+        Applied::PullRequest(id) => st.prs.iter().find(|e| &e.pr.id == id).map(Obj::Pr),
         Applied::Minimized(id) => st
             .review_comment(id)
             .map(|(e, t, c)| Obj::ReviewComment(e, t, c))

@@ -96,6 +96,11 @@ const MUTATION: &[FieldDef] = &[
         "AddCommentPayload",
         &[("input", "AddCommentInput!")],
     ),
+    fa(
+        "requestReviewsByLogin",
+        "RequestReviewsByLoginPayload",
+        &[("input", "RequestReviewsByLoginInput!")],
+    ),
 ];
 
 const REPOSITORY: &[FieldDef] = &[
@@ -286,6 +291,10 @@ const COMMENT_PAYLOAD: &[FieldDef] = &[
     f("clientMutationId", "String"),
     f("commentEdge", "IssueCommentEdge"),
 ];
+const REQUEST_REVIEWS_PAYLOAD: &[FieldDef] = &[
+    f("clientMutationId", "String"),
+    f("pullRequest", "PullRequest"),
+];
 const ISSUE_COMMENT_EDGE: &[FieldDef] = &[f("cursor", "String!"), f("node", "IssueComment")];
 const MINIMIZE_PAYLOAD: &[FieldDef] = &[
     f("clientMutationId", "String"),
@@ -344,6 +353,7 @@ pub(crate) fn kind(name: &str) -> Option<Kind> {
         "AddPullRequestReviewThreadReplyPayload" => Object(REPLY_PAYLOAD),
         "MinimizeCommentPayload" => Object(MINIMIZE_PAYLOAD),
         "AddCommentPayload" => Object(COMMENT_PAYLOAD),
+        "RequestReviewsByLoginPayload" => Object(REQUEST_REVIEWS_PAYLOAD),
         "IssueCommentEdge" => Object(ISSUE_COMMENT_EDGE),
         "Actor" => Interface(ACTOR),
         "RepositoryOwner" => Interface(OWNER),
@@ -387,6 +397,14 @@ pub(crate) fn kind(name: &str) -> Option<Kind> {
         "AddCommentInput" => Input(&[
             ("subjectId", "ID!"),
             ("body", "String!"),
+            ("clientMutationId", "String"),
+        ]),
+        "RequestReviewsByLoginInput" => Input(&[
+            ("pullRequestId", "ID!"),
+            ("userLogins", "[String!]"),
+            ("botLogins", "[String!]"),
+            ("teamSlugs", "[String!]"),
+            ("union", "Boolean"),
             ("clientMutationId", "String"),
         ]),
         "MinimizeCommentInput" => Input(&[
