@@ -226,6 +226,10 @@ impl LoopWatcher for Polling<'_> {
     fn show(&self, poll: &Poll, number: u64) -> Result<(), CliError> {
         LoopWatcher::show(self.watcher, poll, number)
     }
+
+    fn announce(&self, events: &[Event]) -> Result<(), CliError> {
+        LoopWatcher::announce(self.watcher, events)
+    }
 }
 
 impl Polling<'_> {
@@ -258,15 +262,9 @@ impl Polling<'_> {
 
     async fn ask(&self, bots: Vec<String>) -> Result<(), CliError> {
         let conn = self.watcher.conn();
-        let read = Reader::new(&conn.client)
-            .pull_request(&conn.repo, conn.number)
-            .await
-            .map_err(github::read_error)?;
+        let read = conn.read_pr().await?;
         let _lock = PostLock::take(Some(self.vcs), &read)?;
-        let pr = Reader::new(&conn.client)
-            .pull_request(&conn.repo, conn.number)
-            .await
-            .map_err(github::read_error)?;
+        let pr = conn.read_pr().await?;
         let automation = self.watcher.gate(&pr).await?;
         let request = review_app::rereview::RereviewRequest {
             expected_bots: bots,
