@@ -43,3 +43,13 @@ pub fn run() -> std::process::ExitCode {
     git::cleanup();
     error::exit(result)
 }
+
+/// Test support, not an API: the follow-up form's server on its own, for the browser test
+/// (`tests/cli/test_form_browser.rs`), which drives a real browser against a page it builds.
+/// [`FormServer::bind`](form_test_support::FormServer::bind) starts serving a page on a random
+/// loopback port, [`FormServer::url`](form_test_support::FormServer::url) is its address and
+/// [`FormServer::wait`](form_test_support::FormServer::wait) its answers.
+#[doc(hidden)]
+pub mod form_test_support {
+    pub use crate::form::{FormError, FormServer, FormTimings};
+}

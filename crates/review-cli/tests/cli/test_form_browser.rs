@@ -1,6 +1,7 @@
 //! The follow-up form in a real browser: headless Chromium, driven through the DevTools protocol
 //! over a pipe (`--remote-debugging-pipe`: JSON messages ended by a NUL byte, read by the browser
-//! on its fd 3 and written on its fd 4), against the form's own server compiled into this test.
+//! on its fd 3 and written on its fd 4), against the form's own server, which the library exposes
+//! to this test (`review_cli::form_test_support`).
 //!
 //! Without a Chromium on PATH (or at `REVIEW_BROWSER`) the tests pass with a note, unless
 //! `REVIEW_REQUIRE_BROWSER=1` (CI) makes that a failure. `REVIEW_SCREENSHOT=1` also renders the
@@ -19,35 +20,9 @@ use review_core::followup::form::{
 };
 use serde_json::{Value, json};
 
+use review_cli::form_test_support::{FormError, FormServer, FormTimings};
+
 use crate::common::workspace_root;
-
-/// What `form.rs` takes from the binary's `command` module.
-mod command {
-    use std::io::Read;
-
-    /// 128 random bits as hex.
-    pub fn random_marker() -> Result<String, String> {
-        let mut bytes = [0u8; 16];
-        std::fs::File::open("/dev/urandom")
-            .and_then(|mut f| f.read_exact(&mut bytes))
-            .map_err(|e| e.to_string())?;
-        Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-    }
-}
-
-/// What `form.rs` takes from the binary's `output` module.
-mod output {
-    /// Narration goes to the test's stderr.
-    #[allow(clippy::print_stderr, reason = "the test's own narration")]
-    pub fn narrate(line: &str) {
-        eprintln!("{line}");
-    }
-}
-
-#[path = "../../src/form.rs"]
-mod form;
-
-use form::{FormServer, FormTimings};
 
 /// How long one DevTools call or one wait in the page may take.
 const PATIENCE: Duration = Duration::from_secs(90);
@@ -301,7 +276,7 @@ struct Served {
     /// The page's URL.
     url: String,
     /// The form's outcome, once it ends.
-    outcome: tokio::task::JoinHandle<Result<FormAnswers, form::FormError>>,
+    outcome: tokio::task::JoinHandle<Result<FormAnswers, FormError>>,
 }
 
 impl Served {
