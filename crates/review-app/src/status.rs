@@ -89,7 +89,8 @@ where
         ..TriageSettings::default()
     };
     let planned = plan::plan(&pr, &signals, &settings);
-    let bots = review_classify::standing::standings(&pr, &automation, &expected);
+    let mut bots = review_classify::standing::standings(&pr, &automation, &expected);
+    review_classify::standing::with_checks(&mut bots, &checks, &expected);
     Ok(core_status::evaluate(&StatusInput {
         pr: &pr,
         plan: &planned,

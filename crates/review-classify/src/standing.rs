@@ -218,9 +218,111 @@ pub fn standings(
         .collect()
 }
 
+/// The bot a check on the head stands for, when its name names one as a word ("CodeRabbit",
+/// "Cursor Bugbot", "Greptile Review", "SonarCloud Code Analysis"), by key.
+pub fn bot_of_check(name: &str) -> Option<&'static str> {
+    let lower = name.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let alias = |w: &str| match w {
+        "bugbot" => Some("cursor"),
+        "sonarcloud" => Some("sonarqube"),
+        _ => None,
+    };
+    words.iter().find_map(|w| {
+        Family::ALL
+            .iter()
+            .filter(|f| f.is_named_tool())
+            .map(|f| f.as_str())
+            .find(|key| key == w)
+            .or_else(|| alias(w))
+    })
+}
+
+/// Adds what the head's checks say of each bot: some bots post only a status check or a check
+/// run when they review (no review, no summary naming the commit). A bot whose check on the
+/// head finished is [`BotState::ReviewedHead`]; one whose check runs is
+/// [`BotState::Reviewing`], unless its own words said more. Checks are the head's, so they
+/// speak of the head.
+pub fn with_checks(
+    standings: &mut Vec<BotStanding>,
+    checks: &review_core::watch::Checks,
+    expected: &[String],
+) {
+    let mut say = |name: &str, state: BotState| {
+        let Some(key) = bot_of_check(name) else {
+            return;
+        };
+        match standings.iter_mut().find(|b| b.bot == key) {
+            Some(b) => {
+                let weaker = match (&b.state, &state) {
+                    (BotState::ReviewedHead, _) => false,
+                    (_, BotState::ReviewedHead) => true,
+                    (BotState::NeverSeen | BotState::ReviewedEarlier { .. }, _) => true,
+                    _ => false,
+                };
+                if weaker {
+                    b.state = state;
+                }
+            }
+            None => standings.push(BotStanding {
+                bot: key.to_owned(),
+                expected: expected.iter().any(|e| e.eq_ignore_ascii_case(key)),
+                state,
+            }),
+        }
+    };
+    for name in &checks.passed {
+        say(name, BotState::ReviewedHead);
+    }
+    for name in &checks.pending {
+        say(name, BotState::Reviewing);
+    }
+    standings.sort_by(|a, b| a.bot.cmp(&b.bot));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bots_check_on_the_head_says_it_reviewed_or_is_reviewing() {
+        assert_eq!(bot_of_check("CodeRabbit"), Some("coderabbit"));
+        assert_eq!(bot_of_check("Cursor Bugbot"), Some("cursor"));
+        assert_eq!(bot_of_check("Greptile Review"), Some("greptile"));
+        assert_eq!(bot_of_check("SonarCloud Code Analysis"), Some("sonarqube"));
+        assert_eq!(bot_of_check("build (ubuntu-latest)"), None);
+        assert_eq!(bot_of_check("precodexx"), None, "a word, not a substring");
+        let checks = review_core::watch::Checks {
+            passed: vec!["Cursor Bugbot".to_owned(), "ci".to_owned()],
+            pending: vec!["Greptile Review".to_owned()],
+            ..review_core::watch::Checks::default()
+        };
+        let mut bots = vec![
+            BotStanding {
+                bot: "cursor".to_owned(),
+                expected: true,
+                state: BotState::NeverSeen,
+            },
+            BotStanding {
+                bot: "coderabbit".to_owned(),
+                expected: true,
+                state: BotState::Paused,
+            },
+        ];
+        with_checks(&mut bots, &checks, &["greptile".to_owned()]);
+        let state = |key: &str| bots.iter().find(|b| b.bot == key).map(|b| b.state.clone());
+        assert_eq!(state("cursor"), Some(BotState::ReviewedHead));
+        assert_eq!(state("greptile"), Some(BotState::Reviewing));
+        assert!(bots.iter().find(|b| b.bot == "greptile").unwrap().expected);
+        assert_eq!(
+            state("coderabbit"),
+            Some(BotState::Paused),
+            "its own word stands"
+        );
+    }
 
     #[test]
     fn waits_are_read_in_any_units_and_absent_waits_are_none() {

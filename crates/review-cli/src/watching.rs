@@ -57,6 +57,7 @@ pub(crate) fn checks_from(summary: &ChecksSummary) -> Checks {
         state: CheckState::of(summary.state),
         failing: summary.failing.clone(),
         pending: summary.pending.clone(),
+        passed: summary.passed.clone(),
     }
     .without(review_core::status::STATUS_CONTEXT)
 }

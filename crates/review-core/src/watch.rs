@@ -273,6 +273,9 @@ pub struct Checks {
     /// The checks still running.
     #[serde(default)]
     pub pending: Vec<String>,
+    /// The checks that finished without failing (absent in older state files).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passed: Vec<String>,
 }
 
 impl Checks {
@@ -280,26 +283,26 @@ impl Checks {
     /// worked out again from what is left: red if any failed, pending if any runs, else green
     /// when there were checks at all.
     pub fn without(&self, name: &str) -> Self {
-        let had_it = self.failing.iter().chain(&self.pending).any(|n| n == name);
+        let keep = |names: &[String]| -> Vec<String> {
+            names.iter().filter(|n| *n != name).cloned().collect()
+        };
+        let had_it = self
+            .failing
+            .iter()
+            .chain(&self.pending)
+            .chain(&self.passed)
+            .any(|n| n == name);
         if !had_it {
             return self.clone();
         }
-        let failing: Vec<String> = self
-            .failing
-            .iter()
-            .filter(|n| *n != name)
-            .cloned()
-            .collect();
-        let pending: Vec<String> = self
-            .pending
-            .iter()
-            .filter(|n| *n != name)
-            .cloned()
-            .collect();
+        let (failing, pending, passed) =
+            (keep(&self.failing), keep(&self.pending), keep(&self.passed));
         let state = if !failing.is_empty() {
             CheckState::Red
         } else if !pending.is_empty() {
             CheckState::Pending
+        } else if passed.is_empty() && self.state == CheckState::None {
+            CheckState::None
         } else {
             CheckState::Green
         };
@@ -307,6 +310,7 @@ impl Checks {
             state,
             failing,
             pending,
+            passed,
         }
     }
 }

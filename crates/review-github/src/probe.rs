@@ -140,6 +140,9 @@ pub struct ChecksSummary {
     pub failing: Vec<String>,
     /// The names and contexts not finished: runs not `completed`, statuses `pending`.
     pub pending: Vec<String>,
+    /// The names and contexts that finished without failing (absent in older caches).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passed: Vec<String>,
 }
 
 impl ChecksSummary {
@@ -168,6 +171,8 @@ impl ChecksSummary {
                 push_once(&mut summary.failing, name);
             } else if status != "completed" {
                 push_once(&mut summary.pending, name);
+            } else {
+                push_once(&mut summary.passed, name);
             }
         }
         for (context, state) in statuses {
@@ -175,6 +180,7 @@ impl ChecksSummary {
             match state {
                 "error" | "failure" => push_once(&mut summary.failing, context),
                 "pending" => push_once(&mut summary.pending, context),
+                "success" => push_once(&mut summary.passed, context),
                 _ => {}
             }
         }

@@ -341,3 +341,56 @@ async fn a_finding_on_a_deny_listed_path_is_a_persons_to_decide() {
         out.stdout
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bot_that_posts_only_a_check_has_reviewed_the_head_once_it_finished() {
+    let env = TestEnvironment::new();
+    let github = github_with(
+        PrBuilder::new().build(),
+        vec![FakeCheck::passed("ci"), FakeCheck::passed("Cursor Bugbot")],
+    )
+    .await;
+    let out = status(&env, &github, &["--json", "--expect-bot", "cursor[bot]"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let v = json(&out);
+    let cursor = v["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["bot"] == "cursor")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(cursor["state"], "reviewed_head", "{v}");
+    assert_eq!(cursor["expected"], true, "{v}");
+
+    let running = github_with(
+        PrBuilder::new().build(),
+        vec![
+            FakeCheck::passed("ci"),
+            FakeCheck::running("Greptile Review"),
+        ],
+    )
+    .await;
+    let out = status(
+        &env,
+        &running,
+        &["--json", "--expect-bot", "greptile-apps[bot]"],
+    );
+    assert_eq!(out.code, 9, "{}", out.stdout);
+    let v = json(&out);
+    let kinds: Vec<&str> = v["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"bot_waiting"), "{v}");
+    assert!(
+        v["bots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|b| b["bot"] == "greptile" && b["state"] == "reviewing"),
+        "{v}"
+    );
+}

@@ -184,7 +184,7 @@ fn failing_checks_are_named_and_an_ignored_check_is_only_noted() {
     let checks = Checks {
         state: CheckState::Red,
         failing: vec!["lint".to_owned(), "flaky-e2e".to_owned()],
-        pending: vec![],
+        ..Checks::default()
     };
     let s = verdict_of(&pr, &checks, &[], &[]);
     assert_eq!(s.verdict, Verdict::CiFailing);
@@ -298,6 +298,7 @@ proptest! {
             state: if c.failing { CheckState::Red } else if c.pending { CheckState::Pending } else { CheckState::Green },
             failing: if c.failing { vec!["test".to_owned()] } else { vec![] },
             pending: if c.pending { vec!["build".to_owned()] } else { vec![] },
+            passed: vec![],
         };
         let bots = vec![BotStanding {
             bot: "gemini".to_owned(),

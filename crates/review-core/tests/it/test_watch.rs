@@ -230,7 +230,7 @@ fn checks_red_then_green_and_quiescence_once_per_transition() {
     red.checks = Checks {
         state: CheckState::Red,
         failing: vec!["test (ubuntu)".to_owned()],
-        pending: Vec::new(),
+        ..Checks::default()
     };
     let (s2, e2) = observe(
         Some(&s1),
