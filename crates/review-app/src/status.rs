@@ -57,17 +57,19 @@ where
         }
         Err(_) => roll_up(&pr),
     };
-    let mut expected = request.expected_bots.clone();
-    for bot in read.expected_bots() {
+    // The user's bots and the repository's, as keys, each once.
+    let mut expected: Vec<String> = Vec::new();
+    for bot in request
+        .expected_bots
+        .iter()
+        .cloned()
+        .chain(read.expected_bots())
+    {
         let key = review_classify::bot_key_of_login(&bot);
-        if !expected.iter().any(|e| e.eq_ignore_ascii_case(&key)) {
+        if !expected.contains(&key) {
             expected.push(key);
         }
     }
-    let expected: Vec<String> = expected
-        .iter()
-        .map(|b| review_classify::bot_key_of_login(b))
-        .collect();
     let signals = review_classify::analyze(&pr, &automation);
     let mut fixes = FixSettings {
         fixer_available: true,

@@ -84,17 +84,158 @@ impl Clock for TerminalClock {
     }
 }
 
-/// What one poll needs: the connection, the probe, the loop's files and the gate's settings.
-pub struct Watcher {
+/// A pull request on GitHub, read live: the connection, the REST change probe, and the gate's
+/// settings for each full read (the repository's file read once, at the base commit). The
+/// ports `review watch`, `review loop` and `review status` share.
+pub struct LivePr {
     conn: Connection,
     probe: Probe,
-    files: LoopFiles,
-    policy: PollPolicy,
     automation: review_core::gate::AutomationSettings,
     /// The clone, for the ledger and the audit log the gate reads.
     vcs: Option<crate::git::GitVcs>,
     /// The repository's file, read at the base commit on the first full read.
     repository: tokio::sync::OnceCell<crate::config::RepositoryLayer>,
+}
+
+impl std::fmt::Debug for LivePr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LivePr")
+            .field("repo", &self.conn.repo)
+            .field("number", &self.conn.number)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LivePr {
+    /// The pull request `conn` names, read with the gate's `automation` settings.
+    pub fn new(
+        conn: Connection,
+        automation: review_core::gate::AutomationSettings,
+        vcs: Option<crate::git::GitVcs>,
+    ) -> Result<Self, CliError> {
+        let probe = Probe::new(&conn.rest, &conn.token).map_err(|e| CliError::GitHub {
+            message: e.to_string(),
+            source: None,
+            hint: Some("check GITHUB_API_URL".to_owned()),
+        })?;
+        Ok(Self {
+            conn,
+            probe,
+            automation,
+            vcs,
+            repository: tokio::sync::OnceCell::new(),
+        })
+    }
+
+    /// The connection.
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// The probe, for the commit status `review status --publish` sets.
+    pub fn rest(&self) -> &Probe {
+        &self.probe
+    }
+
+    /// The gate's settings for a fresh read of the pull request.
+    pub async fn gate(
+        &self,
+        pr: &review_core::model::PullRequest,
+    ) -> Result<review_core::gate::AutomationSettings, CliError> {
+        let repository = self
+            .repository
+            .get_or_try_init(|| crate::config::repository(&self.conn.client, pr))
+            .await?;
+        common::gate_for(self.automation.clone(), repository, pr, self.vcs.as_ref())
+    }
+
+    /// The pull request read whole, with the gate's settings, a spinner saying `what`.
+    pub async fn read_as(
+        &self,
+        what: &str,
+    ) -> Result<
+        (
+            review_core::model::PullRequest,
+            review_core::gate::AutomationSettings,
+        ),
+        CliError,
+    > {
+        let _spinner = output::Spinner::start(&format!("reading {what}"));
+        let pr = self.conn.read_pr().await?;
+        let automation = self.gate(&pr).await?;
+        Ok((pr, automation))
+    }
+
+    /// The repository file's values of one list, once a full read found the file.
+    fn repository_values(
+        &self,
+        list: impl Fn(&crate::config::RepositoryLayer) -> &[(String, crate::config::Source)],
+    ) -> Vec<String> {
+        self.repository
+            .get()
+            .map(|r| crate::config::Config::values(list(r)).collect())
+            .unwrap_or_default()
+    }
+}
+
+impl ChangeProbe for LivePr {
+    type Error = ProbeError;
+
+    async fn probe(&self, memo: &ProbeMemo) -> Result<Probed, ProbeError> {
+        let mut cache: ProbeCache = serde_json::from_value(memo.clone()).unwrap_or_default();
+        let o = self
+            .probe
+            .poll(&mut cache, &self.conn.repo, self.conn.number)
+            .await?;
+        Ok(Probed {
+            open: o.pr_state == "open",
+            idle: o.is_idle(),
+            checks: checks_from(&o.checks),
+            requests: u64::from(o.requests),
+            not_modified: u64::from(o.not_modified),
+            memo: serde_json::to_value(&cache).unwrap_or_default(),
+            head_sha: o.head_sha,
+        })
+    }
+}
+
+impl FullRead for LivePr {
+    type Error = CliError;
+
+    async fn read(
+        &self,
+    ) -> Result<
+        (
+            review_core::model::PullRequest,
+            review_core::gate::AutomationSettings,
+        ),
+        CliError,
+    > {
+        self.read_as(&format!("PR #{}", self.conn.number)).await
+    }
+
+    fn expected_bots(&self) -> Vec<String> {
+        self.repository_values(|r| &r.expect_bots)
+    }
+
+    fn denied_paths(&self) -> Vec<String> {
+        self.repository_values(|r| &r.deny)
+    }
+
+    fn spent(&self) -> Spent {
+        let stats = self.conn.client.stats();
+        Spent {
+            requests: stats.requests,
+            points: stats.points,
+        }
+    }
+}
+
+/// What one poll needs: the pull request read live, the loop's files and the poll policy.
+pub struct Watcher {
+    live: LivePr,
+    files: LoopFiles,
+    policy: PollPolicy,
 }
 
 impl std::fmt::Debug for Watcher {
@@ -115,23 +256,14 @@ impl Watcher {
         full_every: u64,
         vcs: Option<crate::git::GitVcs>,
     ) -> Result<Self, CliError> {
-        let probe = Probe::new(&conn.rest, &conn.token).map_err(|e| CliError::GitHub {
-            message: e.to_string(),
-            source: None,
-            hint: Some("check GITHUB_API_URL".to_owned()),
-        })?;
         Ok(Self {
             policy: PollPolicy {
                 settings,
                 full_every_secs: i64::try_from(full_every).unwrap_or(i64::MAX),
                 label: format!("{}#{}", conn.repo, conn.number),
             },
-            conn,
-            probe,
+            live: LivePr::new(conn, automation, vcs)?,
             files,
-            automation,
-            vcs,
-            repository: tokio::sync::OnceCell::new(),
         })
     }
 
@@ -140,16 +272,12 @@ impl Watcher {
         &self,
         pr: &review_core::model::PullRequest,
     ) -> Result<review_core::gate::AutomationSettings, CliError> {
-        let repository = self
-            .repository
-            .get_or_try_init(|| crate::config::repository(&self.conn.client, pr))
-            .await?;
-        common::gate_for(self.automation.clone(), repository, pr, self.vcs.as_ref())
+        self.live.gate(pr).await
     }
 
     /// The connection.
     pub fn conn(&self) -> &Connection {
-        &self.conn
+        self.live.conn()
     }
 
     /// The pull request, `owner/name#number`.
@@ -224,20 +352,7 @@ impl ChangeProbe for Watcher {
     type Error = ProbeError;
 
     async fn probe(&self, memo: &ProbeMemo) -> Result<Probed, ProbeError> {
-        let mut cache: ProbeCache = serde_json::from_value(memo.clone()).unwrap_or_default();
-        let o = self
-            .probe
-            .poll(&mut cache, &self.conn.repo, self.conn.number)
-            .await?;
-        Ok(Probed {
-            open: o.pr_state == "open",
-            idle: o.is_idle(),
-            checks: checks_from(&o.checks),
-            requests: u64::from(o.requests),
-            not_modified: u64::from(o.not_modified),
-            memo: serde_json::to_value(&cache).unwrap_or_default(),
-            head_sha: o.head_sha,
-        })
+        ChangeProbe::probe(&self.live, memo).await
     }
 }
 
@@ -253,25 +368,15 @@ impl FullRead for Watcher {
         ),
         CliError,
     > {
-        let _spinner = output::Spinner::start(&format!("reading {}", self.policy.label));
-        let pr = self.conn.read_pr().await?;
-        let automation = self.gate(&pr).await?;
-        Ok((pr, automation))
+        self.live.read_as(&self.policy.label).await
     }
 
     fn expected_bots(&self) -> Vec<String> {
-        self.repository
-            .get()
-            .map(|r| crate::config::Config::values(&r.expect_bots).collect())
-            .unwrap_or_default()
+        self.live.expected_bots()
     }
 
     fn spent(&self) -> Spent {
-        let stats = self.conn.client.stats();
-        Spent {
-            requests: stats.requests,
-            points: stats.points,
-        }
+        self.live.spent()
     }
 }
 

@@ -88,9 +88,7 @@ pub struct FixingStopped {
     pub history: FileHistory,
 }
 
-fn short(sha: &str) -> &str {
-    sha.get(..7).unwrap_or(sha)
-}
+use crate::watch::short;
 
 /// Whether two commit ids (full or abbreviated, at least 7 characters) name the same commit.
 fn same_commit(a: &str, b: &str) -> bool {

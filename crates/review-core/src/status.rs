@@ -512,6 +512,4 @@ fn changes_requested(pr: &PullRequest, automation: &AutomationSettings) -> Vec<S
         .collect()
 }
 
-fn short(sha: &str) -> &str {
-    sha.get(..7).unwrap_or(sha)
-}
+use crate::watch::short;

@@ -568,7 +568,8 @@ pub fn caught_up(value: &str, head: &str) -> bool {
                 .starts_with(&value.to_ascii_lowercase()))
 }
 
-fn short(sha: &str) -> &str {
+/// The first seven characters of a commit id, as people write it.
+pub(crate) fn short(sha: &str) -> &str {
     sha.get(..7).unwrap_or(sha)
 }
 

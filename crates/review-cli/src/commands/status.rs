@@ -12,7 +12,8 @@ use crate::commands::common::{self, AutomationArgs, PrArgs};
 use crate::error::CliError;
 use crate::github;
 use crate::output;
-use crate::statusing::{LiveStatus, STATUS_SCHEMA_VERSION, StatusReport};
+use crate::statusing::{STATUS_SCHEMA_VERSION, StatusReport};
+use crate::watching::LivePr;
 
 /// Say whether a pull request is ready to merge, and why not
 ///
@@ -103,7 +104,7 @@ pub async fn run(args: StatusArgs) -> Result<(), CliError> {
     let cwd = common::cwd()?;
     let conn = github::connect(args.pr.as_deref(), args.target.repo.as_deref(), &cwd).await?;
     let label = format!("{}#{}", conn.repo, conn.number);
-    let live = LiveStatus::new(conn, automation, common::clone_here()?)?;
+    let live = LivePr::new(conn, automation, common::clone_here()?)?;
     let request = StatusRequest {
         expected_bots: crate::config::merged(
             &args.expect_bots,
