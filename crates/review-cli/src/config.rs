@@ -294,6 +294,8 @@ const USER_ONLY: &[&str] = &[
     "github",
     "judge",
     "jobs",
+    // How the tool answers each bot: a pull request must not silence its own review bots.
+    "channels",
 ];
 
 /// The merged configuration (before flags), each value with its source.
@@ -808,6 +810,12 @@ mod tests {
             ("commands.fixer = \"x\"\n", "commands", 1),
             ("[judge]\nmin-severity = \"nit\"\n", "judge", 1),
             ("[commands]\njudge = \"x\"\n", "commands", 1),
+            (
+                "[channels.bots.copilot]\nreads-replies = false\n",
+                "channels",
+                1,
+            ),
+            ("[channels]\nenabled = false\n", "channels", 1),
         ] {
             let p = write(dir.path(), "review.toml", text);
             let err = read_repository(&p).unwrap_err().to_string();

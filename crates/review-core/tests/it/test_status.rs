@@ -327,3 +327,59 @@ proptest! {
         prop_assert!(s.reasons.windows(2).all(|w| w[0].verdict() >= w[1].verdict()));
     }
 }
+
+#[test]
+fn a_review_from_a_deleted_account_blocks_nothing_and_a_ghosts_thread_waits_for_the_author() {
+    let mut pr = PrBuilder::new().build();
+    let mut ghost = review(
+        "gone",
+        ReviewState::ChangesRequested,
+        "2026-01-01T00:00:00Z",
+    );
+    ghost.author = None;
+    pr.reviews = vec![ghost];
+    assert_eq!(verdict_of(&pr, &green(), &[], &[]).verdict, Verdict::Ready);
+
+    // A thread whose author GitHub no longer shows (a null node) is a person's: never a bot
+    // finding the tool would fix.
+    let mut pr = PrBuilder::new()
+        .thread("T1", "src/lib.rs", 3, &[(bot("coderabbitai"), CRITICAL)])
+        .build();
+    pr.threads[0].comments[0].author = None;
+    let s = verdict_of(&pr, &green(), &[], &[]);
+    assert!(
+        matches!(&s.reasons[..], [Reason::PersonWaiting(_)]),
+        "{:?}",
+        s.reasons
+    );
+}
+
+#[test]
+fn a_person_pasting_a_bots_quota_notice_does_not_stop_the_wait_for_that_bot() {
+    let notice = "> [!WARNING]\n> ## Rate limit exceeded\n>\n> Please wait 12 minutes.";
+    let pr = PrBuilder::new()
+        .with_pr(|pr| {
+            pr.comments.push(review_core::model::IssueComment {
+                id: review_core::model::CommentId("IC_1".to_owned()),
+                author: Some(person("mallory")),
+                body: notice.to_owned(),
+                created_at: "2026-01-05T10:00:00Z".to_owned(),
+                url: String::new(),
+            });
+        })
+        .build();
+    assert_eq!(pr.head_sha.0, HEAD_SHA);
+    let bots = review_classify::standing::standings(
+        &pr,
+        &AutomationSettings::default(),
+        &["coderabbit".to_owned()],
+    );
+    assert_eq!(
+        bots,
+        [BotStanding {
+            bot: "coderabbit".to_owned(),
+            expected: true,
+            state: BotState::NeverSeen,
+        }]
+    );
+}
