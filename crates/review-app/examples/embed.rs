@@ -45,6 +45,7 @@ fn main() -> Result<(), review_app::AppError> {
         history: &NoHistory,
         files: None::<&MemoryLoop>,
         channels: &review_app::respond::TABLE,
+        deferral: None,
     };
     let replies = || {
         Source::Given(vec![

@@ -46,6 +46,7 @@
 
 pub mod commit_round;
 pub mod decide;
+pub mod defer;
 pub mod error;
 pub mod followup;
 pub mod narrator;

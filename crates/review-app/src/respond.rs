@@ -171,6 +171,31 @@ pub enum Note {
         /// How often it was posted again.
         count: u32,
     },
+    /// The replies about to be posted, and the account that posts them (the token's owner, as
+    /// the pull request's read named it; `None` when the host did not say). Said before each
+    /// batch, so a long run names its account again before it writes.
+    PostingAs {
+        /// The account.
+        login: Option<String>,
+        /// How many replies the batch holds.
+        replies: usize,
+    },
+    /// An out-of-scope finding's follow-up issue stands; its reply carries the link.
+    Deferred {
+        /// The thread.
+        thread: String,
+        /// The issue.
+        issue: review_core::defer::IssueRef,
+        /// Whether this run opened it (else a run before did).
+        opened: bool,
+    },
+    /// An out-of-scope finding got no follow-up issue: its reply is held back.
+    DeferHeld {
+        /// The thread.
+        thread: String,
+        /// Why (the repository's issues are off, or the host failed).
+        why: String,
+    },
 }
 
 /// Says [`Note`]s as they happen.
@@ -519,6 +544,9 @@ pub struct RespondPorts<'a, H, R, S, F, L> {
     pub files: Option<&'a L>,
     /// How the replies written from the decisions reach each bot.
     pub channels: &'a Channels,
+    /// Deferring to follow-up issues, when the user turned it on: the replies to `OUT_OF_SCOPE`
+    /// decisions open their issue first and carry its link (never a replies file's).
+    pub deferral: Option<crate::defer::Deferral<'a>>,
 }
 
 /// The in-memory loop files respond reads: the decisions and the watch state.
@@ -874,6 +902,32 @@ where
                     )
                 })?;
                 let mut replies = owed_replies(files, pr, narrator)?;
+                if let Some(deferral) = &self.deferral {
+                    let linked = deferral
+                        .link_owed(files, pr, &mut replies, automation)
+                        .await?;
+                    for link in linked {
+                        narrator.note(&match link {
+                            crate::defer::Linked::Linked {
+                                thread,
+                                issue,
+                                opened,
+                            } => Note::Deferred {
+                                thread: thread.0,
+                                issue,
+                                opened,
+                            },
+                            crate::defer::Linked::IssuesOff { thread } => Note::DeferHeld {
+                                thread: thread.0,
+                                why: crate::defer::issues_off_reason(pr),
+                            },
+                            crate::defer::Linked::Failed { thread, message } => Note::DeferHeld {
+                                thread: thread.0,
+                                why: message,
+                            },
+                        });
+                    }
+                }
                 for reply in &mut replies {
                     if let ReplyTarget::Thread(id) = &reply.target
                         && let Some(thread) = pr.thread(id)
@@ -895,6 +949,12 @@ where
                 replies
             }
         };
+        if !replies.is_empty() {
+            narrator.note(&Note::PostingAs {
+                login: pr.viewer.clone(),
+                replies: replies.len(),
+            });
+        }
         self.post_replies(pr, &replies, automation).await
     }
 

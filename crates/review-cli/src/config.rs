@@ -137,6 +137,12 @@ struct UserFile {
     /// How the replies written from the loop's decisions reach each bot.
     #[serde(default)]
     channels: ChannelsSection,
+    /// Whether an `OUT_OF_SCOPE` verdict opens a follow-up issue (`defer-to-issue = true`).
+    #[serde(default, rename = "defer-to-issue")]
+    defer_to_issue: Option<bool>,
+    /// The labels a follow-up issue gets.
+    #[serde(default, rename = "defer-labels")]
+    defer_labels: Vec<String>,
 }
 
 /// `[channels]`: the user's word on each bot's channel, over the built-in table.
@@ -296,6 +302,9 @@ const USER_ONLY: &[&str] = &[
     "jobs",
     // How the tool answers each bot: a pull request must not silence its own review bots.
     "channels",
+    // Whether and how the tool opens issues: a pull request must not open issues by itself.
+    "defer-to-issue",
+    "defer-labels",
 ];
 
 /// The merged configuration (before flags), each value with its source.
@@ -343,6 +352,11 @@ pub struct Config {
     /// How the replies from the loop's decisions reach each bot (`[channels]`, the user's file
     /// only).
     pub channels: review_app::respond::Channels,
+    /// Whether an `OUT_OF_SCOPE` verdict opens a follow-up issue (`defer-to-issue`, the
+    /// user's file only).
+    pub defer_to_issue: Option<(bool, Source)>,
+    /// The labels a follow-up issue gets (`defer-labels`, the user's file only).
+    pub defer_labels: Vec<(String, Source)>,
     /// The files read.
     pub files: Vec<Source>,
 }
@@ -614,6 +628,12 @@ pub fn load() -> Result<Config, CliError> {
                 })
                 .collect(),
         };
+        config.defer_to_issue = user.defer_to_issue.map(|v| (v, source.clone()));
+        config.defer_labels = user
+            .defer_labels
+            .into_iter()
+            .map(|l| (l, source.clone()))
+            .collect();
         config.fixer = c.fixer.map(|v| (v, source.clone()));
         config.checks = c.checks.map(|v| (v, source.clone()));
         config.agent = c.agent.map(|v| (v, source.clone()));
@@ -816,6 +836,8 @@ mod tests {
                 1,
             ),
             ("[channels]\nenabled = false\n", "channels", 1),
+            ("defer-to-issue = true\n", "defer-to-issue", 1),
+            ("defer-labels = [\"x\"]\n", "defer-labels", 1),
         ] {
             let p = write(dir.path(), "review.toml", text);
             let err = read_repository(&p).unwrap_err().to_string();

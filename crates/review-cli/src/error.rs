@@ -241,9 +241,25 @@ impl From<review_app::AppError> for CliError {
             ErrorKind::Invalid => Self::Usage { message, hint },
             ErrorKind::Port => match source.map(|s| s.downcast::<Self>()) {
                 Some(Ok(own)) => *own,
-                Some(Err(other)) => Self::Other {
-                    message: format!("{message}: {other}"),
-                    hint,
+                // The host's failure, already in the message: its kind picks the exit code.
+                Some(Err(other)) => match other.downcast::<review_core::ports::HostError>() {
+                    Ok(host) => match *host {
+                        review_core::ports::HostError::NotFound(_) => {
+                            Self::NotFound { message, hint }
+                        }
+                        review_core::ports::HostError::Refused(_) => {
+                            Self::Refused { message, hint }
+                        }
+                        _ => Self::GitHub {
+                            message,
+                            source: None,
+                            hint,
+                        },
+                    },
+                    Err(other) => Self::Other {
+                        message: format!("{message}: {other}"),
+                        hint,
+                    },
                 },
                 None => Self::Other { message, hint },
             },

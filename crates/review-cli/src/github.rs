@@ -59,6 +59,15 @@ impl Connection {
             .map_err(read_error)
     }
 
+    /// The REST client of this connection (the change probe, commit statuses, issues).
+    pub fn probe(&self) -> Result<review_github::probe::Probe, CliError> {
+        review_github::probe::Probe::new(&self.rest, &self.token).map_err(|e| CliError::GitHub {
+            message: e.to_string(),
+            source: None,
+            hint: Some("check GITHUB_API_URL".to_owned()),
+        })
+    }
+
     /// [`Connection::host`] with every mutation recorded in the audit log kept in `vcs`'s
     /// repository (none outside a clone).
     pub fn audited_host(

@@ -10,6 +10,7 @@ mod cli;
 mod command;
 mod commands;
 mod config;
+mod deferring;
 mod dispatch;
 mod error;
 mod fixer;

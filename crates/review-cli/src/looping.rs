@@ -302,6 +302,8 @@ pub struct Responding<'a> {
     pub vcs: &'a GitVcs,
     /// Lines about a thread that does not change (skipped, waiting), said once each.
     pub said: Mutex<BTreeSet<String>>,
+    /// Whether the replies to `OUT_OF_SCOPE` decisions open a follow-up issue first.
+    pub defer_to_issue: bool,
 }
 
 impl<'a> Responding<'a> {
@@ -312,6 +314,7 @@ impl<'a> Responding<'a> {
             files,
             vcs,
             said: Mutex::new(BTreeSet::new()),
+            defer_to_issue: false,
         }
     }
 }
@@ -334,6 +337,7 @@ impl Responder for Responding<'_> {
             automation,
             Some(self.vcs),
             Some(self.files),
+            self.defer_to_issue,
         )
         .await?;
         Ok(responded)

@@ -45,7 +45,8 @@ fn lock_wait() -> Duration {
 
 /// Runs the `respond` use-case on `pr` (read under the posting lock) through the CLI's adapters:
 /// GitHub with the audit log, the ledger file and the loop's files of `vcs`'s repository (none
-/// outside a clone), git for citations.
+/// outside a clone), git for citations; with `defer_to_issue`, the replies to `OUT_OF_SCOPE`
+/// decisions open their follow-up issue first.
 pub async fn respond(
     conn: &Connection,
     pr: &PullRequest,
@@ -53,10 +54,21 @@ pub async fn respond(
     automation: &AutomationSettings,
     vcs: Option<&GitVcs>,
     files: Option<&LoopFiles>,
+    defer_to_issue: bool,
 ) -> Result<Responded, CliError> {
     let ledger = LedgerFile::new(vcs, &pr.repo, pr.number)?;
     let host = conn.audited_host(&automation.header, vcs);
     let channels = crate::config::current()?.channels.clone();
+    let issues = if defer_to_issue {
+        Some(crate::deferring::GitHubIssues::new(
+            conn,
+            pr.viewer.clone(),
+            vcs,
+        )?)
+    } else {
+        None
+    };
+    let labels = crate::deferring::labels()?;
     let ports = RespondPorts {
         host: &host,
         rereads: &GitHubRereads(conn),
@@ -64,6 +76,10 @@ pub async fn respond(
         history: &History(vcs),
         files,
         channels: &channels,
+        deferral: issues.as_ref().map(|tracker| review_app::defer::Deferral {
+            tracker,
+            labels: &labels,
+        }),
     };
     Ok(ports.respond(&Narration, pr, source, automation).await?)
 }
@@ -168,6 +184,28 @@ impl Narrator for Narration {
             Note::RepostEscalated { thread, count } => format!(
                 "[respond] {thread}: reposted {count} times; escalated for a person instead of answered"
             ),
+            Note::PostingAs { login, replies } => {
+                let who = login.as_deref().map_or_else(
+                    || "the token's owner".to_owned(),
+                    |l| format!("@{}", l.trim_end_matches("[bot]")),
+                );
+                let s = if *replies == 1 { "y" } else { "ies" };
+                format!("[respond] posting as {who}: {replies} repl{s} owed")
+            }
+            Note::Deferred {
+                thread,
+                issue,
+                opened,
+            } => {
+                let how = if *opened { "opened" } else { "found" };
+                format!(
+                    "[respond] {thread}: out of scope; follow-up issue {how}: #{} {}",
+                    issue.number, issue.url
+                )
+            }
+            Note::DeferHeld { thread, why } => {
+                format!("[respond] {thread}: out of scope, reply held back: {why}")
+            }
         });
     }
 }

@@ -113,11 +113,7 @@ impl LivePr {
         automation: review_core::gate::AutomationSettings,
         vcs: Option<crate::git::GitVcs>,
     ) -> Result<Self, CliError> {
-        let probe = Probe::new(&conn.rest, &conn.token).map_err(|e| CliError::GitHub {
-            message: e.to_string(),
-            source: None,
-            hint: Some("check GITHUB_API_URL".to_owned()),
-        })?;
+        let probe = conn.probe()?;
         Ok(Self {
             conn,
             probe,

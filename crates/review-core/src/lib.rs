@@ -83,6 +83,7 @@
 #![warn(missing_docs)]
 
 pub mod decisions;
+pub mod defer;
 pub mod execute;
 pub mod followup;
 pub mod gate;

@@ -54,6 +54,7 @@ pub mod client;
 pub mod env;
 pub mod host;
 pub mod ids;
+pub mod issues;
 pub mod locate;
 pub mod pr_ref;
 pub mod probe;

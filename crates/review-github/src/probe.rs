@@ -47,10 +47,10 @@ use crate::transport::{
 };
 
 /// GitHub's media type for REST answers.
-const ACCEPT: &str = "application/vnd.github+json";
+pub(crate) const ACCEPT: &str = "application/vnd.github+json";
 
 /// The REST API version the probe is written against.
-const API_VERSION: &str = "2022-11-28";
+pub(crate) const API_VERSION: &str = "2022-11-28";
 
 /// How the probe retries and waits.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -481,12 +481,12 @@ impl From<TransportError> for ProbeError {
 /// The REST change probe for one API base and token.
 #[derive(Clone)]
 pub struct Probe {
-    transport: Transport,
+    pub(crate) transport: Transport,
     /// The base's path (`/api/v3` on Enterprise Server, else empty), put before every route:
     /// requests name only a path, so that the token goes to the base's host alone.
-    prefix: String,
+    pub(crate) prefix: String,
     base: String,
-    policy: ProbePolicy,
+    pub(crate) policy: ProbePolicy,
 }
 
 impl fmt::Debug for Probe {
@@ -890,7 +890,7 @@ fn check_paths(root: &str, sha: &str) -> (String, String) {
 
 /// `text` as one path segment: anything but RFC 3986's unreserved characters percent-encoded,
 /// so that no name can add a segment or a query.
-fn path_segment(text: &str) -> String {
+pub(crate) fn path_segment(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for b in text.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {

@@ -3,6 +3,7 @@
 mod test_architecture;
 mod test_commit_round;
 mod test_decide;
+mod test_defer;
 mod test_followup;
 mod test_rereview;
 mod test_respond;

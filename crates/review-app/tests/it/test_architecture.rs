@@ -4,6 +4,8 @@
 
 /// The only crates review-app may depend on (dev-dependencies aside).
 const ALLOWED: &[&str] = &[
+    // A macro for ports called as trait objects, as the core's `ReviewHost` is.
+    "async-trait",
     "review-classify",
     "review-core",
     "schemars",

@@ -98,6 +98,7 @@ async fn run<S: LedgerStore, F: FixHistory>(
         history,
         files,
         channels: &review_app::respond::TABLE,
+        deferral: None,
     };
     let pr = host.current();
     let responded = ports
@@ -137,6 +138,7 @@ fn outside_the_loop<'a, R: Rereads>(
         history: &NoHistory,
         files: None,
         channels: &review_app::respond::TABLE,
+        deferral: None,
     }
 }
 
@@ -578,10 +580,17 @@ async fn a_repost_seen_three_times_is_escalated_and_a_fresh_one_points_to_the_de
     );
     assert_eq!(
         notes,
-        [Note::RepostEscalated {
-            thread: "BOT2".to_owned(),
-            count: 3
-        }]
+        [
+            Note::RepostEscalated {
+                thread: "BOT2".to_owned(),
+                count: 3
+            },
+            // The one reply's batch names its account (the fake's read names none).
+            Note::PostingAs {
+                login: None,
+                replies: 1
+            }
+        ]
     );
     let d = loop_files.load().unwrap();
     assert!(d.is_escalated_thread("BOT2"));
@@ -697,6 +706,7 @@ async fn a_reply_whose_answer_was_lost_is_uncertain_and_the_next_run_finds_it() 
         history: &NoHistory,
         files: None::<&MemoryLoop>,
         channels: &review_app::respond::TABLE,
+        deferral: None,
     };
     let replies = [Reply::thread("BOT1", "Not applying this.".to_owned(), true)];
     let out = ports
@@ -890,6 +900,7 @@ async fn respond_with(
         history,
         files: Some(loop_files),
         channels,
+        deferral: None,
     };
     ports
         .respond(

@@ -207,6 +207,7 @@ impl Responder for HostResponder<'_> {
             history: &NoHistory,
             files: Some(self.store),
             channels: &review_app::respond::TABLE,
+            deferral: None,
         };
         let pr = self.host.current();
         ports

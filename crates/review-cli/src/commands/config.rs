@@ -144,10 +144,14 @@ fn rows(config: &config::Config, repository: &config::RepositoryLayer) -> Vec<Ro
             &Source::Default,
         ),
     }
+    for (label, source) in &config.defer_labels {
+        push("defer-labels", label.clone(), source);
+    }
     for (key, value) in [
         ("defaults.apply", &config.apply),
         ("defaults.push", &config.push),
         ("run-hooks", &config.run_hooks),
+        ("defer-to-issue", &config.defer_to_issue),
     ] {
         match value {
             Some((v, s)) => push(key, v.to_string(), s),

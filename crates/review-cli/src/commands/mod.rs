@@ -4,6 +4,7 @@ pub mod commit_round;
 pub mod common;
 pub mod config;
 pub mod decide;
+pub mod defer;
 pub mod fence;
 pub mod followup;
 pub mod generate;

@@ -45,6 +45,12 @@ pub struct RespondArgs {
     #[arg(long)]
     from_decisions: bool,
 
+    /// With --from-decisions: open a follow-up issue for each finding judged OUT_OF_SCOPE
+    /// (once per thread, found again by a key in its body) and put its link in the reply; also
+    /// `defer-to-issue = true` in your own config. Labels: `defer-labels`
+    #[arg(long, requires = "from_decisions")]
+    defer_to_issue: bool,
+
     #[command(flatten)]
     target: PrArgs,
 
@@ -149,6 +155,8 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
         }
         None => Source::FromDecisions,
     };
+    // Never for a replies file: the user wrote those words.
+    let defer = source == Source::FromDecisions && crate::deferring::wanted(args.defer_to_issue)?;
     let responded = replying::respond(
         &conn,
         &pr,
@@ -156,6 +164,7 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
         &automation,
         vcs.as_ref(),
         files.as_ref(),
+        defer,
     )
     .await?;
     let lines: Vec<String> = responded.outcomes.iter().map(replying::render).collect();

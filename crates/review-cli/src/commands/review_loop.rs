@@ -86,6 +86,12 @@ pub struct LoopArgs {
     #[arg(long)]
     rereview_late: bool,
 
+    /// Open a follow-up issue for each finding judged OUT_OF_SCOPE (once per thread, found
+    /// again by a key in its body), and answer its thread with the link before resolving it;
+    /// also `defer-to-issue = true` in your own config. Labels: `defer-labels`
+    #[arg(long)]
+    defer_to_issue: bool,
+
     #[command(flatten)]
     target: PrArgs,
 
@@ -165,7 +171,8 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
         command: args.fixer_cmd.clone().unwrap_or_default(),
         vcs: &vcs,
     };
-    let responder = Responding::new(&watcher, &files, &vcs);
+    let mut responder = Responding::new(&watcher, &files, &vcs);
+    responder.defer_to_issue = crate::deferring::wanted(args.defer_to_issue)?;
     if args.rereview_late {
         review_app::rereview::check_bots(&args.poll.expect_bots)?;
     }

@@ -24,6 +24,7 @@ mod test_attack_trailers;
 mod test_attack_writes_once;
 mod test_config;
 mod test_crash;
+mod test_defer;
 mod test_drills;
 mod test_escapes;
 mod test_finish;

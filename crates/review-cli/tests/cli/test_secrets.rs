@@ -251,6 +251,7 @@ async fn secrets_the_token_appears_nowhere_on_any_command() {
             "Not applying this.",
         ],
     );
+    s.expect(0, &["defer", "NIT1", "--pr", "1", "--repo", "acme/widgets"]);
     std::fs::write(
         s.work.join("replies.json"),
         r#"[{"threadId": "NIT2", "replyBody": "Out of scope.", "resolve": true}]"#,

@@ -49,6 +49,7 @@
 mod document;
 mod exec;
 mod generate;
+mod issues;
 mod proxy;
 mod rest;
 mod schema;
@@ -64,6 +65,7 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer};
 
 pub use generate::{HUMAN_REVIEWER, large_pull_request, with_human_reply};
+pub use issues::FakeIssue;
 pub use rest::{FakeCheck, REST_OPERATION, RestRecorded};
 
 use crate::Mutation;
@@ -317,6 +319,14 @@ impl FakeGitHub {
             })
             .mount(&server)
             .await;
+        Mock::given(wiremock::matchers::path_regex(
+            r"/repos/[^/]+/[^/]+/issues$",
+        ))
+        .respond_with(issues::IssuesResponder {
+            state: Arc::clone(&state),
+        })
+        .mount(&server)
+        .await;
         Mock::given(method("GET"))
             .respond_with(rest::RestResponder {
                 state: Arc::clone(&state),
@@ -595,6 +605,16 @@ impl FakeGitHub {
     /// batch counts on its own). A reply absorbed by a pending review counts: GitHub accepted it.
     pub fn mutations(&self) -> Vec<Mutation> {
         self.state().mutations.clone()
+    }
+
+    /// The issues of `repo`, oldest first.
+    pub fn issues(&self, repo: &RepoId) -> Vec<FakeIssue> {
+        self.state().issues.get(repo).cloned().unwrap_or_default()
+    }
+
+    /// Turns `repo`'s issues off: opening or listing them answers `410 Gone`.
+    pub fn turn_off_issues(&self, repo: &RepoId) {
+        self.state().issues_off.insert(repo.clone());
     }
 
     /// The bodies of the commit statuses posted (`POST .../statuses/{sha}`), in order.

@@ -184,6 +184,26 @@ pub struct RestRecorded {
     pub charged: bool,
 }
 
+impl RestRecorded {
+    /// `request` as received, before its answer (status 0, not charged).
+    pub(crate) fn of(request: &Request) -> Self {
+        let path = match request.url.query() {
+            Some(q) => format!("{}?{q}", request.url.path()),
+            None => request.url.path().to_owned(),
+        };
+        Self {
+            method: request.method.to_string(),
+            path,
+            if_none_match: header(request, "if-none-match"),
+            authorization: header(request, "authorization"),
+            accept: header(request, "accept"),
+            api_version: header(request, "x-github-api-version"),
+            status: 0,
+            charged: false,
+        }
+    }
+}
+
 /// The wiremock responder for every `GET`: one per fake, sharing the fake's state.
 #[derive(Debug)]
 pub(crate) struct RestResponder {
@@ -398,20 +418,7 @@ fn not_found() -> (u16, Json) {
 /// Answers one REST request, and records it: the status, and whether it is charged (see
 /// [`RestRecorded::charged`]).
 fn handle(st: &mut State, request: &Request) -> (u16, bool, ResponseTemplate) {
-    let path = match request.url.query() {
-        Some(q) => format!("{}?{q}", request.url.path()),
-        None => request.url.path().to_owned(),
-    };
-    st.rest.push(RestRecorded {
-        method: request.method.to_string(),
-        path,
-        if_none_match: header(request, "if-none-match"),
-        authorization: header(request, "authorization"),
-        accept: header(request, "accept"),
-        api_version: header(request, "x-github-api-version"),
-        status: 0,
-        charged: false,
-    });
+    st.rest.push(RestRecorded::of(request));
 
     let aimed = route(request.url.path()).map(|(_, _, r)| format!("{REST_OPERATION}:{}", r.name()));
     let mut names = vec![REST_OPERATION];

@@ -110,6 +110,10 @@ pub(crate) struct State {
     pub rest: Vec<RestRecorded>,
     /// Files by repository and commit, then path: what `Repository.object` serves.
     pub files: BTreeMap<(RepoId, String), BTreeMap<String, FakeFile>>,
+    /// The issues opened, by repository, oldest first.
+    pub issues: BTreeMap<RepoId, Vec<super::issues::FakeIssue>>,
+    /// The repositories with their issues turned off.
+    pub issues_off: std::collections::BTreeSet<RepoId>,
 }
 
 impl State {
@@ -132,6 +136,8 @@ impl State {
             posted_statuses: Vec::new(),
             rest: Vec::new(),
             files: BTreeMap::new(),
+            issues: BTreeMap::new(),
+            issues_off: std::collections::BTreeSet::new(),
         }
     }
 
