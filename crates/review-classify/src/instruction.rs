@@ -79,6 +79,9 @@ pub fn language_of<'a>(texts: impl IntoIterator<Item = &'a str>) -> Lang {
 /// assert_eq!(read_instruction("Already handled in update() below").intent, Intent::Reply);
 /// assert_eq!(read_instruction("no action").intent, Intent::Skip);
 /// assert_eq!(read_instruction("comment only").intent, Intent::Unclear);
+/// let d = read_instruction("defer: Good point; tracked for the next release.");
+/// assert_eq!((d.intent, d.text.as_str()), (Intent::Defer, "Good point; tracked for the next release."));
+/// assert_eq!(read_instruction("defer:").intent, Intent::Unclear);
 /// ```
 pub fn read_instruction(instruction: &str) -> Reading {
     let text = instruction.trim();
@@ -123,12 +126,14 @@ pub fn intent(instruction: &str) -> Intent {
     read_instruction(instruction).intent
 }
 
-/// `skip`, `skip: ...`, `reply: <text>`, `fix: <text>` (any case, an ASCII or full-width colon).
+/// `skip`, `skip: ...`, `reply: <text>`, `fix: <text>`, `defer: <text>` (any case, an ASCII or
+/// full-width colon).
 fn explicit(text: &str) -> Option<Reading> {
     for (word, intent) in [
         ("skip", Intent::Skip),
         ("reply", Intent::Reply),
         ("fix", Intent::Fix),
+        ("defer", Intent::Defer),
     ] {
         let Some(head) = text.get(..word.len()) else {
             continue;
@@ -155,6 +160,14 @@ fn explicit(text: &str) -> Option<Reading> {
                     judgeable: false,
                 });
             }
+            (Intent::Defer, Some("")) => {
+                return Some(Reading {
+                    intent: Intent::Unclear,
+                    text: text.to_owned(),
+                    hint: Some(DEFER_HINT),
+                    judgeable: false,
+                });
+            }
             (Intent::Fix, Some("")) => return Some(Reading::new(Intent::Fix, word)),
             (_, Some(body)) => return Some(Reading::new(intent, body)),
             _ => {}
@@ -164,6 +177,7 @@ fn explicit(text: &str) -> Option<Reading> {
 }
 
 const REPLY_HINT: &str = "write what the reply says: `reply: <text>`";
+const DEFER_HINT: &str = "write what the issue and the reply say: `defer: <text>` (the words are yours, posted as written)";
 const GENERAL_HINT: &str = "start it with `fix:` (a code change) or `reply:` (a comment, posted as written), or write `skip`";
 
 /// The hint for an instruction the rules leave unclear.

@@ -365,6 +365,19 @@ fn line(note: &Note) -> String {
             format!("[followup] #{number}: replied before; not again")
         }
         Note::Replied { number } => format!("[followup] #{number}: replied"),
+        Note::DeferredTo {
+            number,
+            issue,
+            opened,
+        } => format!(
+            "[followup] #{number}: follow-up issue {}: #{} {}",
+            if *opened { "opened" } else { "found" },
+            issue.number,
+            issue.url
+        ),
+        Note::DeferFailed { number, why } => {
+            format!("[followup] #{number}: not deferred ({why}); no reply, left open")
+        }
         Note::ReplyFailed { number, error } => {
             format!("[followup] #{number}: the reply failed ({error}); not resolved")
         }
@@ -453,6 +466,7 @@ fn intent_name(intent: Intent) -> &'static str {
         Intent::Fix => "a fix",
         Intent::Reply => "a reply, posted as written",
         Intent::Skip => "a skip",
+        Intent::Defer => "a follow-up issue, then a reply as written",
         Intent::Unclear => "unclear",
     }
 }
@@ -471,6 +485,7 @@ pub fn preview(
     tasks: &[Task],
     mode: DispatchMode,
     replies: &[(Issue, IssueAnswer)],
+    deferred: &[(Issue, IssueAnswer)],
     skipped: usize,
     issues: &[Issue],
 ) -> String {
@@ -505,6 +520,34 @@ pub fn preview(
             issue.number,
             visible_line(&issue.location()).replace('|', "\\|"),
         ));
+    }
+    for (issue, _) in deferred {
+        out.push_str(&format!(
+            "| {} | #{} | {} | — | follow-up issue |\n",
+            visible_line(&issue.summary).replace('|', "\\|"),
+            issue.number,
+            visible_line(&issue.location()).replace('|', "\\|"),
+        ));
+    }
+    if !deferred.is_empty() {
+        out.push_str(
+            "\nFollow-up issues to open (as you, on the pull request's repository), each thread then \
+             answered as written with the issue's link:\n",
+        );
+        for (issue, answer) in deferred {
+            out.push_str(&format!(
+                "- #{} @{} on {}{}: {}\n",
+                issue.number,
+                visible_line(&issue.reviewer),
+                visible_line(&issue.location()),
+                if answer.auto_resolve {
+                    " (then resolved)"
+                } else {
+                    ""
+                },
+                visible_line(answer.instruction.trim())
+            ));
+        }
     }
     if !replies.is_empty() {
         // What will be posted, word for word, before anything is confirmed.

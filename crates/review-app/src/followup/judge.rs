@@ -101,7 +101,8 @@ pub async fn judge_unclear<J: Judge>(
             Some(Intent::Fix) => sorted.fixes.push((issue, answer)),
             Some(Intent::Reply) => sorted.replies.push((issue, answer)),
             Some(Intent::Skip) => sorted.skipped.push(issue),
-            Some(Intent::Unclear) | None => sorted.unclear.push((issue, text)),
+            // `judged_intent` never places a defer: only the operator's `defer:` opens an issue.
+            Some(Intent::Unclear | Intent::Defer) | None => sorted.unclear.push((issue, text)),
         }
     }
     // Thread order, as the rules left them.

@@ -110,6 +110,23 @@ pub enum Note {
         /// The issue's number.
         number: usize,
     },
+    /// A deferred thread's follow-up issue stands (`opened` by this run, else found by its key).
+    DeferredTo {
+        /// The issue's number in the summary.
+        number: usize,
+        /// The follow-up issue.
+        issue: review_core::defer::IssueRef,
+        /// Whether this run opened it.
+        opened: bool,
+    },
+    /// A deferred thread got no follow-up issue (issues off, or the host failed): no reply, not
+    /// resolved.
+    DeferFailed {
+        /// The issue's number in the summary.
+        number: usize,
+        /// Why.
+        why: String,
+    },
     /// A reply-only thread's reply failed: not resolved.
     ReplyFailed {
         /// The issue's number.
@@ -450,6 +467,56 @@ pub async fn resolve_all<H: ReviewHost>(
         }
     }
     resolved
+}
+
+/// Defers the threads the operator wrote `defer: <text>` for: each gets its follow-up issue
+/// (once ever, found again by its key; the operator's text first in it), then the operator's
+/// text and the issue's link as a reply in their own words, once ever, resolved as asked. A
+/// person's thread too: the words are the operator's. A thread whose issue cannot be opened
+/// gets no reply and stays open.
+pub async fn defer_own<H: ReviewHost, W: OwnWords>(
+    host: &H,
+    words: &W,
+    tracker: &dyn crate::defer::IssueTracker,
+    narrator: &dyn Narrator,
+    pr: &PullRequest,
+    deferred: &[(Issue, IssueAnswer)],
+    labels: &[String],
+) -> Tally {
+    let mut replies = Vec::new();
+    for (issue, answer) in deferred {
+        let Some(thread) = pr.thread(&ThreadId(issue.thread_id.clone())) else {
+            continue;
+        };
+        let text = answer.instruction.trim();
+        let draft = review_core::defer::draft(pr, thread, &issue.summary, text, labels);
+        let found = match crate::defer::ensure_issue(tracker, &draft).await {
+            Ok(found) => found,
+            Err(e) => {
+                narrator.note(&Note::DeferFailed {
+                    number: issue.number,
+                    why: e.to_string(),
+                });
+                continue;
+            }
+        };
+        let Some(link) = found.issue() else {
+            narrator.note(&Note::DeferFailed {
+                number: issue.number,
+                why: crate::defer::issues_off_reason(pr),
+            });
+            continue;
+        };
+        narrator.note(&Note::DeferredTo {
+            number: issue.number,
+            issue: link.clone(),
+            opened: matches!(found, crate::defer::Issue::Opened(_)),
+        });
+        let mut answer = answer.clone();
+        answer.instruction = review_core::defer::deferred_reply(link, text);
+        replies.push((issue.clone(), answer));
+    }
+    post_own_replies(host, words, narrator, pr, &replies).await
 }
 
 /// Answers the reply-only threads in the operator's words (`replies`, as confirmed), each once

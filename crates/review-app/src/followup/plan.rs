@@ -55,7 +55,7 @@ pub async fn plan<J: Judge, R: Reread>(
     if !sorted.unclear.is_empty() {
         return Ok(Planned::Unclear(sorted.unclear));
     }
-    if sorted.fixes.is_empty() && sorted.replies.is_empty() {
+    if sorted.fixes.is_empty() && sorted.replies.is_empty() && sorted.deferred.is_empty() {
         return Ok(Planned::Nothing);
     }
     let (mut tasks, mode) = followup::plan(&sorted.fixes);
@@ -66,7 +66,13 @@ pub async fn plan<J: Judge, R: Reread>(
             .thread(&ThreadId(id.to_owned()))
             .is_none_or(|t| t.is_resolved)
     };
-    for thread in followup::drop_stale(&mut tasks, &mut sorted.replies, &resolved) {
+    let mut dropped = followup::drop_stale(&mut tasks, &mut sorted.replies, &resolved);
+    dropped.extend(followup::drop_stale(
+        &mut Vec::new(),
+        &mut sorted.deferred,
+        &resolved,
+    ));
+    for thread in dropped {
         narrator.note(&Note::DroppedStale { thread });
     }
     Ok(Planned::Plan {

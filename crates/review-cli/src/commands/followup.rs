@@ -329,6 +329,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
             &tasks,
             mode,
             &sorted.replies,
+            &sorted.deferred,
             sorted.skipped.len(),
             &issues,
         ));
@@ -362,6 +363,23 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
         )
         .await,
     );
+
+    // Deferred threads: a follow-up issue each, then the operator's words with its link.
+    if !sorted.deferred.is_empty() {
+        let tracker = crate::deferring::GitHubIssues::new(&conn, pr.viewer.clone(), vcs.as_ref())?;
+        tally.add(
+            followup_app::defer_own(
+                &host,
+                &OwnWordsHost(&host),
+                &tracker,
+                &Narration,
+                &pr,
+                &sorted.deferred,
+                &crate::deferring::labels()?,
+            )
+            .await,
+        );
+    }
 
     // Fix tasks.
     let mut owed = Vec::new();

@@ -88,12 +88,14 @@ impl Setup {
 
     fn run(&self, args: &[&str]) -> Output {
         let graphql = self.github.graphql_url();
+        let rest = self.github.rest_url();
         let mut full = vec!["followup", "1", "--repo", "acme/widgets"];
         full.extend_from_slice(args);
         self.env.run_with(
             &full,
             &[
                 ("GITHUB_GRAPHQL_URL", &graphql),
+                ("GITHUB_API_URL", &rest),
                 ("GIT_CONFIG_GLOBAL", "/dev/null"),
                 ("GIT_CONFIG_NOSYSTEM", "1"),
                 ("GIT_AUTHOR_NAME", "agent"),
@@ -255,6 +257,65 @@ async fn a_reply_only_thread_gets_the_authors_words_once() {
     let out = s.answer(answers);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(s.replies("MEI").len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_defer_instruction_opens_one_issue_and_answers_in_the_operators_words() {
+    let s = Setup::new().await;
+    // A person's thread: deferred only because the operator wrote `defer:` in their own words.
+    let answers = r#"{"status": "submitted", "issues": {"MEI": {"instruction": "defer: Good question; the batching is revisited with the queue rework.", "autoResolve": true}, "CACHE": {"instruction": "defer: Tracked separately.", "autoResolve": true}}}"#;
+    let out = s.answer(answers);
+    assert_eq!(
+        out.code, 0,
+        "{}
+{}",
+        out.stdout, out.stderr
+    );
+    let repo = RepoId::parse("acme/widgets").unwrap();
+    let issues = s.github.issues(&repo);
+    assert_eq!(issues.len(), 2, "{issues:?}");
+    assert!(
+        issues.iter().any(|i| i
+            .body
+            .starts_with("Good question; the batching is revisited")),
+        "{issues:?}"
+    );
+    let mei = s.replies("MEI");
+    assert_eq!(mei.len(), 1);
+    assert!(
+        mei[0].starts_with(
+            "Good question; the batching is revisited with the queue rework. Deferred to a follow-up issue: https://github.com/acme/widgets/issues/"
+        ),
+        "the operator's words, no automated header: {}",
+        mei[0]
+    );
+    assert!(s.resolved("MEI") && s.resolved("CACHE"));
+    assert!(
+        out.stderr.contains("follow-up issue opened"),
+        "{}",
+        out.stderr
+    );
+    // Again: nothing opened or posted twice.
+    let out = s.answer(answers);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(s.github.issues(&repo).len(), 2);
+    assert_eq!(s.replies("MEI").len(), 1);
+    assert_eq!(s.replies("CACHE").len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_defer_without_words_is_unclear_and_nothing_is_opened() {
+    let s = Setup::new().await;
+    let out = s.answer(r#"{"status": "submitted", "issues": {"MEI": {"instruction": "defer:"}}}"#);
+    assert_eq!(
+        out.code, 2,
+        "{}
+{}",
+        out.stdout, out.stderr
+    );
+    let repo = RepoId::parse("acme/widgets").unwrap();
+    assert!(s.github.issues(&repo).is_empty());
+    assert!(s.github.mutations().is_empty());
 }
 
 const AGENT: &str = r#"set -e

@@ -15,6 +15,9 @@ pub enum Intent {
     Reply,
     /// A code change.
     Fix,
+    /// A follow-up issue for the finding, then a reply with the instruction's text and the
+    /// issue's link (only from an explicit `defer: <text>`: never a judge's reading).
+    Defer,
     /// Cannot tell: ask the operator.
     Unclear,
 }
@@ -58,6 +61,7 @@ impl Reading {
 /// assert_eq!(judged_intent(r#"{"intent": "reply"}"#), Some(Intent::Reply));
 /// assert_eq!(judged_intent("```json\n{\"intent\": \"fix\", \"why\": \"an order\"}\n```"), Some(Intent::Fix));
 /// assert_eq!(judged_intent(r#"{"intent": "unclear"}"#), None);
+/// assert_eq!(judged_intent(r#"{"intent": "defer"}"#), None);
 /// assert_eq!(judged_intent("fix it, I think"), None);
 /// ```
 pub fn judged_intent(answer: &str) -> Option<Intent> {
@@ -69,7 +73,8 @@ pub fn judged_intent(answer: &str) -> Option<Intent> {
     let start = text.find('{')?;
     let end = text.rfind('}')?;
     let parsed: Answer = serde_json::from_str(text.get(start..=end)?).ok()?;
-    (parsed.intent != Intent::Unclear).then_some(parsed.intent)
+    // A judge never opens an issue: only the operator's explicit `defer:` does.
+    (!matches!(parsed.intent, Intent::Unclear | Intent::Defer)).then_some(parsed.intent)
 }
 
 /// The judge's instructions for one operator instruction (its input's `instructions`).

@@ -443,6 +443,8 @@ pub struct Sorted {
     pub fixes: Vec<(Issue, IssueAnswer)>,
     /// Threads to answer with the operator's text.
     pub replies: Vec<(Issue, IssueAnswer)>,
+    /// Threads to defer to a follow-up issue, answered with the operator's text and its link.
+    pub deferred: Vec<(Issue, IssueAnswer)>,
     /// Threads left alone.
     pub skipped: Vec<Issue>,
     /// Instructions to clarify: the issue and the text.
@@ -475,6 +477,10 @@ pub fn sort(issues: &[Issue], answers: &FormAnswers, read: &dyn Fn(&str) -> Read
         let (chosen, body) = match answer.action {
             ChosenAction::Auto => (reading.intent, reading.text.clone()),
             ChosenAction::Skip => (Intent::Skip, String::new()),
+            // An explicit `defer:` is read whatever the selector says (bar skip).
+            ChosenAction::Fix | ChosenAction::Reply if reading.intent == Intent::Defer => {
+                (Intent::Defer, reading.text.clone())
+            }
             ChosenAction::Fix if text.is_empty() => (Intent::Unclear, text.clone()),
             ChosenAction::Reply if text.is_empty() => (Intent::Unclear, text.clone()),
             ChosenAction::Fix => (Intent::Fix, body(Intent::Fix)),
@@ -485,6 +491,7 @@ pub fn sort(issues: &[Issue], answers: &FormAnswers, read: &dyn Fn(&str) -> Read
             Intent::Skip => out.skipped.push(issue.clone()),
             Intent::Reply => out.replies.push((issue.clone(), answer)),
             Intent::Fix => out.fixes.push((issue.clone(), answer)),
+            Intent::Defer => out.deferred.push((issue.clone(), answer)),
             Intent::Unclear => out.unclear.push((issue.clone(), text)),
         }
     }
