@@ -479,6 +479,24 @@ pub fn wrap_up(t: &Tally) -> String {
     )
 }
 
+/// One line per answer: its thread, and the words to post as written.
+fn list_answers(out: &mut String, answers: &[(Issue, IssueAnswer)]) {
+    for (issue, answer) in answers {
+        out.push_str(&format!(
+            "- #{} @{} on {}{}: {}\n",
+            issue.number,
+            visible_line(&issue.reviewer),
+            visible_line(&issue.location()),
+            if answer.auto_resolve {
+                " (then resolved)"
+            } else {
+                ""
+            },
+            visible_line(answer.instruction.trim())
+        ));
+    }
+}
+
 /// The plan shown before it is confirmed: the tasks, the reply-only threads, every reply word
 /// for word, the counts and the dispatch mode.
 pub fn preview(
@@ -534,38 +552,12 @@ pub fn preview(
             "\nFollow-up issues to open (as you, on the pull request's repository), each thread then \
              answered as written with the issue's link:\n",
         );
-        for (issue, answer) in deferred {
-            out.push_str(&format!(
-                "- #{} @{} on {}{}: {}\n",
-                issue.number,
-                visible_line(&issue.reviewer),
-                visible_line(&issue.location()),
-                if answer.auto_resolve {
-                    " (then resolved)"
-                } else {
-                    ""
-                },
-                visible_line(answer.instruction.trim())
-            ));
-        }
+        list_answers(&mut out, deferred);
     }
     if !replies.is_empty() {
         // What will be posted, word for word, before anything is confirmed.
         out.push_str("\nReplies to post, as written:\n");
-        for (issue, answer) in replies {
-            out.push_str(&format!(
-                "- #{} @{} on {}{}: {}\n",
-                issue.number,
-                visible_line(&issue.reviewer),
-                visible_line(&issue.location()),
-                if answer.auto_resolve {
-                    " (then resolved)"
-                } else {
-                    ""
-                },
-                visible_line(answer.instruction.trim())
-            ));
-        }
+        list_answers(&mut out, replies);
     }
     out.push_str(&format!(
         "\nCode fix tasks: {}\nReply-only items: {}\nSkipped: {skipped}\nDispatch mode: {}\n",
