@@ -50,6 +50,9 @@ pub struct RereviewRequest {
     pub send_unverified: bool,
     /// Decide, and send nothing.
     pub dry_run: bool,
+    /// When it is asked, in seconds since the Unix epoch: a quota notice whose wait has run out
+    /// by then no longer holds a bot back. `None`: every quota notice counts.
+    pub now: Option<i64>,
 }
 
 /// What was done for one bot.
@@ -191,7 +194,7 @@ where
         .collect();
     keys.sort();
     keys.dedup();
-    let standings = review_classify::standing::standings(pr, automation, &keys);
+    let standings = review_classify::standing::standings_at(pr, automation, &keys, request.now);
     let mut book = ledger.load_ledger().map_err(AppError::port)?;
     let mut out = Rereviewed {
         head: head.clone(),

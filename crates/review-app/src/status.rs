@@ -27,6 +27,10 @@ pub struct StatusRequest {
     pub ignore_checks: Vec<String>,
     /// Paths the triage never edits: a finding on one is a person's to decide.
     pub denied_paths: Vec<String>,
+    /// When the verdict is asked, in seconds since the Unix epoch: a bot's quota notice whose
+    /// wait has run out by then no longer holds it back. `None`: every quota notice counts.
+    /// [`wait`] sets it from its clock at each poll.
+    pub now: Option<i64>,
 }
 
 /// One evaluation: a full read and the probe's checks.
@@ -91,7 +95,8 @@ where
         ..TriageSettings::default()
     };
     let planned = plan::plan(&pr, &signals, &settings);
-    let mut bots = review_classify::standing::standings(&pr, &automation, &expected);
+    let mut bots =
+        review_classify::standing::standings_at(&pr, &automation, &expected, request.now);
     review_classify::standing::with_checks(&mut bots, &checks, &expected);
     Ok(core_status::evaluate(&StatusInput {
         pr: &pr,
@@ -149,6 +154,9 @@ where
 {
     let mut memo = ProbeMemo::Null;
     let started = clock.now();
+    let mut request = request.clone();
+    request.now = Some(started);
+    let request = &mut request;
     let deadline =
         started.saturating_add(i64::try_from(policy.timeout.as_secs()).unwrap_or(i64::MAX));
     let mut current = status(read, probe, &mut memo, request).await?;
@@ -183,9 +191,18 @@ where
             }
         };
         polls += 1;
-        if !moved {
+        // A quota notice whose wait ran out changes the verdict with nothing moved on GitHub.
+        let now = clock.now();
+        let quota_over = current.bots.iter().any(|b| match &b.state {
+            review_core::status::BotState::QuotaSpent { until: Some(t) } => {
+                review_core::time::parse_rfc3339(t).is_some_and(|t| t <= now)
+            }
+            _ => false,
+        });
+        if !moved && !quota_over {
             continue;
         }
+        request.now = Some(now);
         current = status(read, probe, &mut memo, request).await?;
         narrator.narrate(&format!(
             "[status] poll {polls}: {}{}",

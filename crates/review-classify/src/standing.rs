@@ -130,6 +130,18 @@ pub fn standings(
     automation: &AutomationSettings,
     expected: &[String],
 ) -> Vec<BotStanding> {
+    standings_at(pr, automation, expected, None)
+}
+
+/// [`standings`] at `now` (seconds since the Unix epoch): a quota notice whose wait has run out
+/// by then no longer counts (the bot may review again), so its bot stands as it would without
+/// the notice. With `None`, every quota notice counts.
+pub fn standings_at(
+    pr: &PullRequest,
+    automation: &AutomationSettings,
+    expected: &[String],
+    now: Option<i64>,
+) -> Vec<BotStanding> {
     #[derive(Default)]
     struct Seen {
         head: bool,
@@ -189,17 +201,24 @@ pub fn standings(
     }
     bots.into_iter()
         .map(|(bot, seen)| {
+            let until = |when: &str, wait: Option<i64>| {
+                let wait = wait?;
+                review_core::time::parse_rfc3339(when).map(|t| t.saturating_add(wait))
+            };
+            let notice = seen.latest_notice.filter(|(when, n)| match (n, now) {
+                (Notice::QuotaSpent { wait }, Some(now)) => {
+                    until(when, *wait).is_none_or(|t| t > now)
+                }
+                _ => true,
+            });
             let state = if seen.head {
                 BotState::ReviewedHead
-            } else if let Some((when, n)) = seen.latest_notice {
+            } else if let Some((when, n)) = notice {
                 match n {
                     Notice::Reviewing => BotState::Reviewing,
                     Notice::Paused => BotState::Paused,
                     Notice::QuotaSpent { wait } => BotState::QuotaSpent {
-                        until: wait.and_then(|w| {
-                            review_core::time::parse_rfc3339(&when)
-                                .map(|t| review_core::time::format_utc(t.saturating_add(w)))
-                        }),
+                        until: until(&when, wait).map(review_core::time::format_utc),
                     },
                 }
             } else if seen.earlier.is_some() || seen.seen {

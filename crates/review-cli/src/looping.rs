@@ -268,6 +268,9 @@ impl Polling<'_> {
         let automation = self.watcher.gate(&pr).await?;
         let request = review_app::rereview::RereviewRequest {
             expected_bots: bots,
+            now: Some(review_app::watch::Clock::now(
+                &crate::watching::TerminalClock,
+            )),
             ..Default::default()
         };
         let done =

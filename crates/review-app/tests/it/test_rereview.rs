@@ -398,3 +398,33 @@ async fn the_tools_rereview_post_is_no_persons_comment_for_watch_or_the_gate() {
         1
     );
 }
+
+#[test]
+fn a_quota_notice_holds_its_bot_back_only_until_its_wait_ends() {
+    use review_core::gate::AutomationSettings;
+    use review_core::model::{CommentId, IssueComment};
+    let mut pr = PrBuilder::new().build();
+    pr.comments.push(IssueComment {
+        id: CommentId("IC".to_owned()),
+        author: Some(bot("coderabbitai")),
+        body: "> [!WARNING]\n> ## Rate limit exceeded\n>\n> Please wait **12 minutes and 30 seconds** before requesting another review.".to_owned(),
+        created_at: "2026-01-05T10:00:00Z".to_owned(),
+        url: String::new(),
+    });
+    let posted = review_core::time::parse_rfc3339("2026-01-05T10:00:00Z").unwrap();
+    let at = |now: Option<i64>| {
+        review_classify::standing::standings_at(&pr, &AutomationSettings::default(), &[], now)[0]
+            .state
+            .clone()
+    };
+    let spent = review_core::status::BotState::QuotaSpent {
+        until: Some("2026-01-05T10:12:30Z".to_owned()),
+    };
+    assert_eq!(at(None), spent);
+    assert_eq!(at(Some(posted + 749)), spent);
+    // From the end of its wait the notice counts for nothing: the bot was seen, no more.
+    assert_eq!(
+        at(Some(posted + 750)),
+        review_core::status::BotState::ReviewedEarlier { commit: None }
+    );
+}

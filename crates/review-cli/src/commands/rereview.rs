@@ -77,6 +77,9 @@ pub async fn run(args: RereviewArgs) -> Result<(), CliError> {
         expected_bots: expected,
         send_unverified: args.send_unverified,
         dry_run: args.dry_run,
+        now: Some(review_app::watch::Clock::now(
+            &crate::watching::TerminalClock,
+        )),
     };
     let done = rerequesting::rereview(&conn, &pr, &automation, vcs.as_ref(), &request).await?;
     let label = format!("{}#{}", pr.repo, pr.number);

@@ -112,6 +112,9 @@ pub async fn run(args: StatusArgs) -> Result<(), CliError> {
         ),
         ignore_checks: args.ignore_checks.clone(),
         denied_paths: crate::config::merged(&args.deny_paths, &crate::config::current()?.deny),
+        now: Some(review_app::watch::Clock::now(
+            &crate::watching::TerminalClock,
+        )),
     };
     let (status, timed_out) = if args.wait {
         crate::command::stop_on_ctrl_c();

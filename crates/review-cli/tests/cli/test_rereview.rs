@@ -178,6 +178,8 @@ async fn without_a_clone_the_tools_comment_is_found_by_viewer_and_key() {
 #[tokio::test(flavor = "multi_thread")]
 async fn bots_that_reviewed_the_head_are_out_of_quota_or_have_no_command_are_left_alone() {
     let env = TestEnvironment::new();
+    // The quota notice is a minute old: its 12 min 30 s wait is still running.
+    let posted = now_secs() - 60;
     let pr = PrBuilder::new()
         .with_pr(|p| {
             p.reviews.push(Review {
@@ -192,7 +194,7 @@ async fn bots_that_reviewed_the_head_are_out_of_quota_or_have_no_command_are_lef
                 id: CommentId("IC_cr".to_owned()),
                 author: Some(bot("coderabbitai")),
                 body: "> [!WARNING]\n> ## Rate limit exceeded\n>\n> Please wait **12 minutes and 30 seconds** before requesting another review.".to_owned(),
-                created_at: "2026-01-05T10:00:00Z".to_owned(),
+                created_at: review_core::time::format_utc(posted),
                 url: String::new(),
             });
         })
@@ -213,9 +215,13 @@ async fn bots_that_reviewed_the_head_are_out_of_quota_or_have_no_command_are_lef
         ],
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
+    let until = format!(
+        "coderabbit  skipped: quota spent until {}",
+        review_core::time::format_utc(posted + 750)
+    );
     for line in [
         "gemini      skipped: reviewed the head",
-        "coderabbit  skipped: quota spent until 2026-01-05T10:12:30Z",
+        until.as_str(),
         "acme-lint   skipped: no re-review command",
         "claude      skipped: `@claude review once` is not documented by a source",
     ] {
@@ -234,6 +240,43 @@ async fn bots_that_reviewed_the_head_are_out_of_quota_or_have_no_command_are_lef
         dry.stdout
     );
     assert_eq!(github.mutations(), vec![]);
+}
+
+/// Seconds since the Unix epoch.
+fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_secs()).unwrap())
+        .unwrap()
+}
+
+/// A quota notice whose wait has run out holds the bot back no more: it is asked again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bot_whose_quota_wait_ran_out_is_asked_again() {
+    let env = TestEnvironment::new();
+    clone_in(&env);
+    let pr = PrBuilder::new()
+        .with_pr(|p| {
+            p.comments.push(IssueComment {
+                id: CommentId("IC_cr".to_owned()),
+                author: Some(bot("coderabbitai")),
+                body: "> [!WARNING]\n> ## Rate limit exceeded\n>\n> Please wait **12 minutes and 30 seconds** before requesting another review.".to_owned(),
+                // An hour ago: the wait ended 47 minutes ago.
+                created_at: review_core::time::format_utc(now_secs() - 3_600),
+                url: String::new(),
+            });
+        })
+        .build();
+    let github = github_with(pr).await;
+    let out = rereview(&env, &github, &["--expect-bot", "coderabbitai"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("coderabbit  asked by comment `@coderabbitai review`"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(comments(&github).len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread")]

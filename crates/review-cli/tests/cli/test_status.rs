@@ -398,27 +398,42 @@ async fn a_bot_that_posts_only_a_check_has_reviewed_the_head_once_it_finished() 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_quota_notice_is_spent_not_reviewed_and_is_not_waited_for() {
     let env = TestEnvironment::new();
-    let notice = "> [!WARNING]\n> ## Rate limit exceeded\n>\n> Please wait **12 minutes and 30 seconds** before requesting another review.";
-    let github = github_with(
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_secs()).unwrap())
+        .unwrap();
+    let with_notice = |posted: i64| {
+        let notice = "> [!WARNING]\n> ## Rate limit exceeded\n>\n> Please wait **12 minutes and 30 seconds** before requesting another review.";
         PrBuilder::new()
             .with_pr(|pr| {
                 pr.comments.push(review_core::model::IssueComment {
                     id: review_core::model::CommentId("IC_quota".to_owned()),
                     author: Some(bot("coderabbitai")),
                     body: notice.to_owned(),
-                    created_at: "2026-01-05T10:00:00Z".to_owned(),
+                    created_at: review_core::time::format_utc(posted),
                     url: String::new(),
                 });
             })
-            .build(),
-        vec![FakeCheck::passed("ci")],
-    )
-    .await;
+            .build()
+    };
+    // A minute old: spent for another 11 min 30 s.
+    let github = github_with(with_notice(now - 60), vec![FakeCheck::passed("ci")]).await;
     let out = status(&env, &github, &["--json", "--expect-bot", "coderabbitai"]);
     assert_eq!(out.code, 0, "a spent bot is not waited for: {}", out.stdout);
     let v = json(&out);
     assert_eq!(v["bots"][0]["bot"], "coderabbit", "{v}");
     assert_eq!(v["bots"][0]["state"], "quota_spent", "{v}");
-    assert_eq!(v["bots"][0]["until"], "2026-01-05T10:12:30Z", "{v}");
+    assert_eq!(
+        v["bots"][0]["until"],
+        review_core::time::format_utc(now - 60 + 750),
+        "{v}"
+    );
     assert_eq!(v["notes"][0]["kind"], "bot_unavailable", "{v}");
+
+    // An hour old: the wait is over, and the bot that has not reviewed the head is waited for.
+    let github = github_with(with_notice(now - 3_600), vec![FakeCheck::passed("ci")]).await;
+    let out = status(&env, &github, &["--json", "--expect-bot", "coderabbitai"]);
+    assert_eq!(out.code, 9, "waiting for the bot again: {}", out.stdout);
+    let v = json(&out);
+    assert_ne!(v["bots"][0]["state"], "quota_spent", "{v}");
 }
