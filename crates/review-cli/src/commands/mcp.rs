@@ -30,9 +30,9 @@ use crate::github;
 ///
 /// Read tools: list_threads (paged, bodies trimmed and fenced), get_thread (one thread whole),
 /// plan_triage, watch_once, pr_status. With --allow-writes also: apply_triage, resolve_thread,
-/// reply_thread, record_verdicts, respond. Every tool takes the pull request as `pr` (a number
-/// or URL) and refuses what the command line refuses: a person's thread is never resolved or
-/// answered. Configure it in an agent, for example:
+/// reply_thread, defer_thread, record_verdicts, respond. Every tool takes the pull request as
+/// `pr` (a number or URL) and refuses what the command line refuses: a person's thread is never
+/// resolved or answered. Configure it in an agent, for example:
 /// `claude mcp add review -- review mcp --allow-writes`.
 #[derive(Debug, Args)]
 pub struct McpArgs {
@@ -48,7 +48,8 @@ pub struct McpArgs {
     /// Offer only these groups of tools, comma-separated: `read` (list_threads, get_thread,
     /// pr_status),
     /// `triage` (plan_triage; with --allow-writes apply_triage, resolve_thread), `loop`
-    /// (watch_once; with --allow-writes record_verdicts, respond, reply_thread) [default: all]
+    /// (watch_once; with --allow-writes record_verdicts, respond, reply_thread, defer_thread)
+    /// [default: all]
     #[arg(long, value_name = "SETS", value_delimiter = ',', value_enum)]
     toolsets: Vec<Toolset>,
 
@@ -67,7 +68,7 @@ pub enum Toolset {
     Read,
     /// The triage workflow: plan_triage, apply_triage, resolve_thread.
     Triage,
-    /// The review loop: watch_once, record_verdicts, respond, reply_thread.
+    /// The review loop: watch_once, record_verdicts, respond, reply_thread, defer_thread.
     Loop,
 }
 
@@ -77,7 +78,13 @@ impl Toolset {
         match self {
             Self::Read => &["list_threads", "get_thread", "pr_status"],
             Self::Triage => &["plan_triage", "apply_triage", "resolve_thread"],
-            Self::Loop => &["watch_once", "record_verdicts", "respond", "reply_thread"],
+            Self::Loop => &[
+                "watch_once",
+                "record_verdicts",
+                "respond",
+                "reply_thread",
+                "defer_thread",
+            ],
         }
     }
 }
@@ -87,6 +94,7 @@ const WRITE_TOOLS: &[&str] = &[
     "apply_triage",
     "resolve_thread",
     "reply_thread",
+    "defer_thread",
     "record_verdicts",
     "respond",
 ];
@@ -128,6 +136,18 @@ struct ReplyParams {
     thread_id: String,
     /// The reply, in the loop's voice; never a quote of the comment.
     body: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct DeferParams {
+    /// The pull request: a number such as 482, or its URL.
+    pr: String,
+    /// The thread's node id (PRRT_...).
+    thread_id: String,
+    /// Why it is deferred, said first in the issue and the reply (default: "Out of scope for
+    /// this pull request.").
+    #[serde(default)]
+    note: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -993,6 +1013,38 @@ impl ReviewServer {
             &context,
         )
         .await
+    }
+
+    #[tool(
+        description = "Move one bot thread's finding to a follow-up issue (`review defer`): the issue opened once ever (found again by a key in its body), the thread answered with its link and resolved. Refused for a thread a person took part in, and where the repository's issues are off.",
+        output_schema = output::<CommandLines>(),
+        annotations(
+            title = "Defer a bot finding to an issue",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
+    )]
+    async fn defer_thread(
+        &self,
+        Parameters(p): Parameters<DeferParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let pr = match self
+            .check_pr(&p.pr)
+            .and_then(|pr| check_thread(&p.thread_id).map(|()| pr))
+        {
+            Ok(pr) => pr,
+            Err(why) => return refuse(why),
+        };
+        let mut options = vec!["defer".into(), "--pr".into(), pr];
+        // `--note=TEXT`: whatever the text starts with, it is the option's value.
+        if let Some(note) = p.note.filter(|n| !n.trim().is_empty()) {
+            options.push(format!("--note={note}"));
+        }
+        self.run(options, vec![p.thread_id], lines_of, &context)
+            .await
     }
 
     #[tool(

@@ -211,6 +211,7 @@ async fn an_agent_lists_plans_and_is_refused_on_a_persons_thread() {
         "pr_status",
         "resolve_thread",
         "reply_thread",
+        "defer_thread",
         "respond",
         "record_verdicts",
         "apply_triage",
@@ -273,7 +274,14 @@ async fn an_agent_lists_plans_and_is_refused_on_a_persons_thread() {
         &json!({"pr": "1", "thread_id": "HUM", "body": "Fixed."}),
     );
     assert!(error, "{text}");
+    let (error, text) = session.call(
+        "defer_thread",
+        &json!({"pr": "1", "thread_id": "HUM", "note": "--later"}),
+    );
+    assert!(error && text.contains("review followup"), "{text}");
     assert!(github.mutations().is_empty(), "nothing was written");
+    let repo = review_core::model::RepoId::parse("acme/widgets").unwrap();
+    assert!(github.issues(&repo).is_empty(), "nothing was opened");
 
     let (error, text) = session.call(
         "resolve_thread",
@@ -294,6 +302,7 @@ async fn without_allow_writes_there_are_no_write_tools() {
     for name in [
         "resolve_thread",
         "reply_thread",
+        "defer_thread",
         "respond",
         "record_verdicts",
         "apply_triage",
@@ -358,7 +367,7 @@ async fn the_server_names_itself_and_each_tools_annotations_are_true() {
     }
     let listed = session.request("tools/list", &json!({}));
     let tools = listed["result"]["tools"].as_array().unwrap().clone();
-    assert_eq!(tools.len(), 10);
+    assert_eq!(tools.len(), 11);
     let calls = [
         ("list_threads", json!({"pr": "1"})),
         ("pr_status", json!({"pr": "1"})),
@@ -373,6 +382,10 @@ async fn the_server_names_itself_and_each_tools_annotations_are_true() {
         (
             "respond",
             json!({"pr": "1", "replies": [{"threadId": "NIT", "replyBody": "Done.", "resolve": false}]}),
+        ),
+        (
+            "defer_thread",
+            json!({"pr": "1", "thread_id": "NIT", "note": "Later."}),
         ),
         ("resolve_thread", json!({"pr": "1", "thread_id": "NIT"})),
         ("apply_triage", json!({"pr": "1"})),
@@ -465,6 +478,7 @@ async fn toolsets_filter_the_tools_and_the_judge_prompts_are_served() {
     assert_eq!(
         tools,
         [
+            "defer_thread",
             "get_thread",
             "list_threads",
             "pr_status",
