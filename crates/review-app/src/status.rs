@@ -31,6 +31,8 @@ pub struct StatusRequest {
     /// wait has run out by then no longer holds it back. `None`: every quota notice counts.
     /// [`wait`] sets it from its clock at each poll.
     pub now: Option<i64>,
+    /// The threads the review loop escalated (its decisions file), with why.
+    pub escalated: Vec<(review_core::model::ThreadId, String)>,
 }
 
 /// One evaluation: a full read and the probe's checks.
@@ -105,6 +107,7 @@ where
         bots: &bots,
         automation: &automation,
         ignore_checks: &request.ignore_checks,
+        escalated: &request.escalated,
     }))
 }
 

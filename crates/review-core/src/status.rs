@@ -337,6 +337,9 @@ pub struct StatusInput<'a> {
     pub automation: &'a AutomationSettings,
     /// Checks whose failure or run holds nothing back (`--ignore-check`), by exact name.
     pub ignore_checks: &'a [String],
+    /// The bot threads the review loop escalated, with why: a person decides them, whatever
+    /// the triage's plan would do.
+    pub escalated: &'a [(ThreadId, String)],
 }
 
 /// The verdict on `input.pr`.
@@ -398,6 +401,13 @@ pub fn evaluate(input: &StatusInput<'_>) -> Status {
             } else {
                 reasons.push(Reason::PersonWaiting(about));
             }
+            continue;
+        }
+        if let Some((_, why)) = input.escalated.iter().find(|(id, _)| id == &r.id) {
+            reasons.push(Reason::Escalated(ThreadReason {
+                why: format!("escalated by the review loop: {why}"),
+                ..about
+            }));
             continue;
         }
         match r.outcome {

@@ -104,7 +104,18 @@ pub async fn run(args: StatusArgs) -> Result<(), CliError> {
     let cwd = common::cwd()?;
     let conn = github::connect(args.pr.as_deref(), args.target.repo.as_deref(), &cwd).await?;
     let label = format!("{}#{}", conn.repo, conn.number);
-    let live = LivePr::new(conn, automation, common::clone_here()?)?;
+    let vcs = common::clone_here()?;
+    // The review loop's escalations, when its decisions are kept in this clone.
+    let escalated = match &vcs {
+        Some(v) => crate::loop_files::LoopFiles::new(v, &conn.repo, conn.number)?
+            .load_decisions()?
+            .escalated
+            .into_iter()
+            .map(|e| (review_core::model::ThreadId(e.thread_id), e.reason))
+            .collect(),
+        None => Vec::new(),
+    };
+    let live = LivePr::new(conn, automation, vcs)?;
     let request = StatusRequest {
         expected_bots: crate::config::merged(
             &args.expect_bots,
@@ -115,6 +126,7 @@ pub async fn run(args: StatusArgs) -> Result<(), CliError> {
         now: Some(review_app::watch::Clock::now(
             &crate::watching::TerminalClock,
         )),
+        escalated,
     };
     let (status, timed_out) = if args.wait {
         crate::command::stop_on_ctrl_c();

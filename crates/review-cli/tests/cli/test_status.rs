@@ -437,3 +437,51 @@ async fn a_quota_notice_is_spent_not_reviewed_and_is_not_waited_for() {
     let v = json(&out);
     assert_ne!(v["bots"][0]["state"], "quota_spent", "{v}");
 }
+
+/// A finding the review loop escalated (its decisions file in this clone) is a person's to
+/// decide, although the triage's plan alone would call it a nit to resolve.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_finding_the_loop_escalated_requires_action() {
+    let env = TestEnvironment::new();
+    crate::common::git(env.dir(), &["init", "-q"]);
+    let github = github_with(
+        PrBuilder::new()
+            .thread(
+                "NIT",
+                "src/lib.rs",
+                3,
+                &[(
+                    bot("coderabbitai"),
+                    "_🧹 Nitpick_\n\n**Prefer `let else`.**",
+                )],
+            )
+            .build(),
+        vec![FakeCheck::passed("ci")],
+    )
+    .await;
+    let decisions = review_core::decisions::Decisions {
+        escalated: vec![review_core::decisions::Escalation {
+            fingerprint: "fp".to_owned(),
+            thread_id: "NIT".to_owned(),
+            reason: "the judge gave no evidence".to_owned(),
+            escalated_in_round: 1,
+        }],
+        ..review_core::decisions::Decisions::default()
+    };
+    let path = crate::common::state_file(env.dir(), "decisions");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, serde_json::to_string(&decisions).unwrap()).unwrap();
+    let out = status(&env, &github, &["--json"]);
+    assert_eq!(out.code, 8, "{}\n{}", out.stdout, out.stderr);
+    let v = json(&out);
+    let reason = &v["reasons"][0];
+    assert_eq!(reason["kind"], "escalated", "{v}");
+    assert_eq!(reason["thread"], "NIT", "{v}");
+    assert!(
+        reason["why"]
+            .as_str()
+            .unwrap()
+            .contains("the judge gave no evidence"),
+        "{v}"
+    );
+}

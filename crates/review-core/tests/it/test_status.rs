@@ -46,6 +46,7 @@ fn verdict_of(
         bots,
         automation: &AutomationSettings::default(),
         ignore_checks: ignore,
+        escalated: &[],
     })
 }
 
@@ -95,6 +96,34 @@ fn a_bot_finding_to_fix_and_a_nit_left_open_are_the_authors_to_act_on() {
     assert!(
         matches!(&s.reasons[..], [Reason::Actionable(a), Reason::Nit(n)]
             if a.thread == ThreadId::from("T1") && n.thread == ThreadId::from("T2")),
+        "{:?}",
+        s.reasons
+    );
+}
+
+#[test]
+fn a_finding_the_loop_escalated_is_a_persons_to_decide_whatever_the_plan_would_do() {
+    let pr = PrBuilder::new()
+        .thread("T1", "src/lib.rs", 3, &[(bot("coderabbitai"), CRITICAL)])
+        .build();
+    let plan = planned(&pr);
+    let escalated = [(
+        ThreadId::from("T1"),
+        "the judge's answer had no evidence".to_owned(),
+    )];
+    let s = evaluate(&StatusInput {
+        pr: &pr,
+        plan: &plan,
+        checks: &green(),
+        bots: &[],
+        automation: &AutomationSettings::default(),
+        ignore_checks: &[],
+        escalated: &escalated,
+    });
+    assert_eq!(s.verdict, Verdict::ActionRequired);
+    assert!(
+        matches!(&s.reasons[..], [Reason::Escalated(e)]
+            if e.thread == ThreadId::from("T1") && e.why.contains("no evidence")),
         "{:?}",
         s.reasons
     );
