@@ -155,6 +155,37 @@ fn family_of(key: &str) -> Option<Family> {
         .find(|f| f.is_named_tool() && f.as_str() == key)
 }
 
+/// Whether another bot whose re-review command is `command` was asked for `head` by a comment
+/// the ledger records or the viewer posted.
+fn asked_by_the_same_comment(
+    book: &Ledger,
+    pr: &PullRequest,
+    automation: &AutomationSettings,
+    bot: &str,
+    head: &str,
+    command: &str,
+) -> bool {
+    Family::ALL
+        .into_iter()
+        .filter(|f| f.is_named_tool() && f.as_str() != bot)
+        .filter(|f| {
+            channels::channel(*f).rereview.is_some_and(
+                |r| matches!(r.command, RereviewKind::Comment { text, .. } if text == command),
+            )
+        })
+        .any(|other| {
+            let target = format!("rereview:{}@{head}", other.as_str());
+            let key = post::idempotency_key(&ThreadId(target.clone()), command);
+            book.posted.contains_key(&entry(&target, &key))
+                || pr.comments.iter().any(|c| {
+                    post::find_key(&c.body) == Some(key.as_str())
+                        && c.author
+                            .as_ref()
+                            .is_some_and(|a| automation.is_own_post(Some(&c.id), a, &c.body))
+                })
+        })
+}
+
 /// What asking `bot` means, once its standing allows it.
 enum Ask {
     Comment { command: &'static str, first: bool },
@@ -281,6 +312,13 @@ where
     let key = post::idempotency_key(&ThreadId(target.clone()), &what);
     let entry = entry(&target, &key);
     if book.posted.contains_key(&entry) {
+        return Ok((Action::AlreadyAsked, false));
+    }
+    // Bots that answer the same command (Qodo and Bito both read `/review`): one comment asks
+    // them all, so a comment posted for another of them on this head asked this one too.
+    if let Ask::Comment { command, .. } = &ask
+        && asked_by_the_same_comment(book, pr, automation, bot, head, command)
+    {
         return Ok((Action::AlreadyAsked, false));
     }
     // The viewer's own comment with the key: posted by a run that stopped before recording it.

@@ -428,3 +428,29 @@ fn a_quota_notice_holds_its_bot_back_only_until_its_wait_ends() {
         review_core::status::BotState::ReviewedEarlier { commit: None }
     );
 }
+
+/// Qodo and Bito both read `/review`: one comment asks both, in this run and the next, whichever
+/// of them was asked first.
+#[tokio::test]
+async fn bots_that_share_a_command_are_asked_by_one_comment() {
+    let host = FakeHost::new(PrBuilder::new().build());
+    let ledger = MemoryLedger::default();
+    let done = run(&host, &ledger, &asking(&["qodo", "bito"])).await;
+    assert_eq!(comments(&host).len(), 1, "{:?}", host.mutations());
+    let actions = [action(&done, "bito"), action(&done, "qodo")];
+    assert!(
+        actions
+            .iter()
+            .any(|a| matches!(a, Action::ByComment { command, .. } if command == "/review")),
+        "{done:?}"
+    );
+    assert!(actions.contains(&&Action::AlreadyAsked), "{done:?}");
+
+    // Asked for Bito alone first, then for both: still the one comment.
+    let host = FakeHost::new(PrBuilder::new().build());
+    let ledger = MemoryLedger::default();
+    run(&host, &ledger, &asking(&["bito"])).await;
+    let done = run(&host, &ledger, &asking(&["qodo", "bito"])).await;
+    assert_eq!(comments(&host).len(), 1, "{:?}", host.mutations());
+    assert_eq!(action(&done, "qodo"), &Action::AlreadyAsked);
+}
