@@ -459,6 +459,16 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         (Some(conn), Some(vcs)) if settings.apply => Some((conn, vcs)),
         _ => None,
     };
+    if acting.is_some() {
+        // Before any write: the account the resolves (and pushes' threads) go out as.
+        output::narrate(&format!(
+            "[triage] step 1 — writes go out as {}",
+            pr.viewer.as_deref().map_or_else(
+                || "the token's owner".to_owned(),
+                |v| format!("@{}", v.trim_end_matches("[bot]"))
+            )
+        ));
+    }
     let host = acting.map(|(conn, vcs)| {
         conn.audited_host(review_core::gate::DEFAULT_AUTOMATED_HEADER, Some(vcs))
     });

@@ -441,6 +441,16 @@ async fn narration_and_counts_agree_when_a_thread_is_outdated_by_its_fix() {
     });
     let out = a.on_pr("triage", &["--apply"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
+    // Before its first write, the run names the account it writes as.
+    let named = out
+        .stderr
+        .find("[triage] step 1 — writes go out as @")
+        .expect("the account is named");
+    assert!(
+        named < out.stderr.find("[triage] step 4").unwrap(),
+        "{}",
+        out.stderr
+    );
     assert!(
         out.stderr.contains(
             "[triage] step 4 — resolving 1 thread without reply: 1 outdated by its own fix (counted as outdated)"
