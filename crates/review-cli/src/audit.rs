@@ -92,7 +92,7 @@ pub struct Audit {
 
 /// The log file of `repo#number` in `vcs`'s repository.
 pub fn path(vcs: &GitVcs, repo: &RepoId, number: u64) -> Option<PathBuf> {
-    crate::state::pr_file_for(vcs, "audit", repo, number)
+    vcs.state_file("audit", repo, number)
         .ok()
         .map(|p| p.with_extension("jsonl"))
 }

@@ -122,7 +122,10 @@ pub fn run_tasks(
     denied: &[String],
     record: &dyn Fn(TaskEvent<'_>),
 ) -> Vec<TaskOutcome> {
-    if let Ok(legacy) = crate::state::legacy_followup_dir(vcs) {
+    if let Ok(legacy) = vcs
+        .common_dir()
+        .map(|c| crate::state::legacy_followup_dir(&c))
+    {
         clear_legacy(vcs, &legacy);
     }
     if let Err(e) = std::fs::create_dir_all(dir) {

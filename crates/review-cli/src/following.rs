@@ -35,10 +35,12 @@ pub struct StateFile {
 impl StateFile {
     /// The state file of `pr` in `vcs`'s repository.
     pub fn of(vcs: &GitVcs, pr: &PullRequest) -> Result<Self, CliError> {
-        let path = crate::state::pr_file(vcs, "followup", pr).map_err(|e| CliError::Other {
-            message: format!("cannot open the follow-up's state: {e}"),
-            hint: Some(e.hint()),
-        })?;
+        let path = vcs
+            .state_file("followup", &pr.repo, pr.number)
+            .map_err(|e| CliError::Other {
+                message: format!("cannot open the follow-up's state: {e}"),
+                hint: Some(e.hint()),
+            })?;
         Ok(Self { path })
     }
 

@@ -299,6 +299,17 @@ pub enum PushRefused {
 }
 
 impl GitVcs {
+    /// The path of the `kind` state file of `repo#number` under this clone's common directory
+    /// ([`crate::state::pr_file_for`]).
+    pub fn state_file(
+        &self,
+        kind: &str,
+        repo: &RepoId,
+        number: u64,
+    ) -> Result<PathBuf, crate::state::PathError> {
+        crate::state::pr_file_for(&self.common_dir()?, kind, repo, number)
+    }
+
     /// The repository containing `dir`.
     pub fn open(dir: &Path) -> Result<Self, GitError> {
         let root = git(dir, &["rev-parse", "--show-toplevel"])?;

@@ -25,12 +25,11 @@ impl LedgerFile {
     pub fn new(vcs: Option<&GitVcs>, repo: &RepoId, number: u64) -> Result<Self, CliError> {
         let path = vcs
             .map(|vcs| {
-                crate::state::pr_file_for(vcs, "ledger", repo, number).map_err(|e| {
-                    CliError::Other {
+                vcs.state_file("ledger", repo, number)
+                    .map_err(|e| CliError::Other {
                         message: format!("cannot open the reply ledger: {e}"),
                         hint: Some(e.hint()),
-                    }
-                })
+                    })
             })
             .transpose()?;
         Ok(Self { path })

@@ -26,10 +26,11 @@ impl LoopFiles {
     /// The files of `repo#number` in the repository `vcs` is in.
     pub fn new(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<Self, CliError> {
         let path = |kind| {
-            state::pr_file_for(vcs, kind, repo, number).map_err(|e| CliError::Other {
-                message: format!("cannot open the loop's files: {e}"),
-                hint: Some(e.hint()),
-            })
+            vcs.state_file(kind, repo, number)
+                .map_err(|e| CliError::Other {
+                    message: format!("cannot open the loop's files: {e}"),
+                    hint: Some(e.hint()),
+                })
         };
         Ok(Self {
             watch: path("watch")?,

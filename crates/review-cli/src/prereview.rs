@@ -40,10 +40,11 @@ fn is_doc(path: &str) -> bool {
 }
 
 fn state_path(vcs: &GitVcs, pr: &PullRequest) -> Result<PathBuf, CliError> {
-    crate::state::pr_file(vcs, "pre-review", pr).map_err(|e| CliError::Other {
-        message: format!("cannot open the pre-review state: {e}"),
-        hint: Some(e.hint()),
-    })
+    vcs.state_file("pre-review", &pr.repo, pr.number)
+        .map_err(|e| CliError::Other {
+            message: format!("cannot open the pre-review state: {e}"),
+            hint: Some(e.hint()),
+        })
 }
 
 fn load(path: &Path) -> Result<State, CliError> {

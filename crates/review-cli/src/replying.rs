@@ -315,7 +315,9 @@ impl PostLock {
         let Some(vcs) = vcs else {
             return Ok(None);
         };
-        let Ok(path) = crate::state::pr_file(vcs, "posting", pr).map(|p| p.with_extension("lock"))
+        let Ok(path) = vcs
+            .state_file("posting", &pr.repo, pr.number)
+            .map(|p| p.with_extension("lock"))
         else {
             return Ok(None);
         };

@@ -25,8 +25,9 @@ pub fn loop_vcs(repo: &review_core::model::RepoId, number: u64) -> Result<GitVcs
         "the loop commits in a git repository",
         "run inside a clone of the pull request's repository",
     )?;
-    let journal =
-        crate::state::pr_file_for(&vcs, "journal", repo, number).map_err(|e| CliError::Other {
+    let journal = vcs
+        .state_file("journal", repo, number)
+        .map_err(|e| CliError::Other {
             message: format!("cannot find the git directory: {e}"),
             hint: None,
         })?;

@@ -18,11 +18,11 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use review_core::model::{PullRequest, RepoId};
+use review_core::model::RepoId;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::git::{GitError, GitVcs};
+use crate::git::GitError;
 
 /// Why the place of a state file could not be given.
 #[derive(Debug, thiserror::Error)]
@@ -58,22 +58,18 @@ impl PathError {
     }
 }
 
-/// The path of the `kind` state file of `pr` (`journal`, `ledger`, `pre-review`, `watch`,
-/// `decisions`, `followup`); see [`pr_file_for`].
-pub fn pr_file(vcs: &GitVcs, kind: &str, pr: &PullRequest) -> Result<PathBuf, PathError> {
-    pr_file_for(vcs, kind, &pr.repo, pr.number)
-}
-
-/// The path of the `kind` state file of `repo#number`: `KIND.json` in its directory,
-/// `review/pulls/OWNER/NAME/N` under the git common directory. A file an earlier release kept
-/// for it (`review/KIND-OWNER-NAME-N.json`) is moved there first.
+/// The path of the `kind` state file (`journal`, `ledger`, `pre-review`, `watch`, `decisions`,
+/// `followup`, ...) of `repo#number`: `KIND.json` in its directory,
+/// `review/pulls/OWNER/NAME/N` under the git common directory `common` (shared by a clone's
+/// worktrees). A file an earlier release kept for it (`review/KIND-OWNER-NAME-N.json`) is
+/// moved there first.
 pub fn pr_file_for(
-    vcs: &GitVcs,
+    common: &Path,
     kind: &str,
     repo: &RepoId,
     number: u64,
 ) -> Result<PathBuf, PathError> {
-    let review = vcs.common_dir()?.join("review");
+    let review = common.join("review");
     let path = pr_dir_in(&review, repo, number).join(format!("{kind}.json"));
     let old = review.join(format!("{kind}-{}-{}-{number}.json", repo.owner, repo.name));
     migrate(&old, &path).map_err(|source| PathError::Move {
@@ -97,8 +93,8 @@ fn pr_dir_in(review: &Path, repo: &RepoId, number: u64) -> PathBuf {
 
 /// Where earlier releases put the follow-up's task files and worktrees, for every pull
 /// request at once.
-pub fn legacy_followup_dir(vcs: &GitVcs) -> Result<PathBuf, GitError> {
-    Ok(vcs.common_dir()?.join("review").join("followup"))
+pub fn legacy_followup_dir(common: &Path) -> PathBuf {
+    common.join("review").join("followup")
 }
 
 /// An owner or repository name as one path component that no other name gives: ASCII letters
@@ -345,10 +341,10 @@ fn record_sync(_: Synced, _: &Path) {}
 mod tests {
     use super::*;
 
-    fn git_repo() -> (tempfile::TempDir, GitVcs) {
+    fn git_repo() -> (tempfile::TempDir, crate::git::GitVcs) {
         let dir = tempfile::tempdir().unwrap();
         crate::git::tests::sh(dir.path(), &["init", "-q"]);
-        let vcs = GitVcs::open(dir.path()).unwrap();
+        let vcs = crate::git::GitVcs::open(dir.path()).unwrap();
         (dir, vcs)
     }
 
@@ -499,7 +495,13 @@ mod tests {
         // Another pull request's file stays where it is until it is asked for.
         std::fs::write(review.join("ledger-acme-my.widgets-8.json"), "{}").unwrap();
         for kind in kinds {
-            let path = pr_file_for(&vcs, kind, &repo("Acme/my.widgets"), 7).unwrap();
+            let path = pr_file_for(
+                &vcs.common_dir().unwrap(),
+                kind,
+                &repo("Acme/my.widgets"),
+                7,
+            )
+            .unwrap();
             assert_eq!(
                 path,
                 review.join(format!("pulls/acme/my.widgets/7/{kind}.json"))
@@ -510,7 +512,13 @@ mod tests {
             );
             // Again: nothing to do.
             assert_eq!(
-                pr_file_for(&vcs, kind, &repo("Acme/my.widgets"), 7).unwrap(),
+                pr_file_for(
+                    &vcs.common_dir().unwrap(),
+                    kind,
+                    &repo("Acme/my.widgets"),
+                    7
+                )
+                .unwrap(),
                 path
             );
         }
@@ -531,13 +539,25 @@ mod tests {
     fn a_file_at_the_new_place_is_never_overwritten_by_an_old_one() {
         let (_dir, vcs) = git_repo();
         let review = vcs.common_dir().unwrap().join("review");
-        let path = pr_file_for(&vcs, "ledger", &repo("acme/widgets"), 1).unwrap();
+        let path = pr_file_for(
+            &vcs.common_dir().unwrap(),
+            "ledger",
+            &repo("acme/widgets"),
+            1,
+        )
+        .unwrap();
         save(&path, &"newer").unwrap();
         // The earlier release ran again after the upgrade.
         let old = review.join("ledger-acme-widgets-1.json");
         std::fs::write(&old, "\"older\"").unwrap();
         assert_eq!(
-            pr_file_for(&vcs, "ledger", &repo("acme/widgets"), 1).unwrap(),
+            pr_file_for(
+                &vcs.common_dir().unwrap(),
+                "ledger",
+                &repo("acme/widgets"),
+                1
+            )
+            .unwrap(),
             path
         );
         assert_eq!(load::<String>(&path).unwrap(), "newer");
@@ -560,8 +580,13 @@ mod tests {
                     .map(|i| {
                         let vcs = &vcs;
                         s.spawn(move || {
-                            let path =
-                                pr_file_for(vcs, "decisions", &repo("acme/widgets"), 1).unwrap();
+                            let path = pr_file_for(
+                                &vcs.common_dir().unwrap(),
+                                "decisions",
+                                &repo("acme/widgets"),
+                                1,
+                            )
+                            .unwrap();
                             update(&path, |v: &mut Vec<String>| v.push(format!("t{i}"))).unwrap();
                             path
                         })

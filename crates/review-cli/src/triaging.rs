@@ -339,10 +339,12 @@ pub fn journaled(vcs: GitVcs, pr: &PullRequest) -> Result<GitVcs, CliError> {
         message: format!("cannot read the fix journal: {e}"),
         hint: None,
     };
-    let path = crate::state::pr_file(&vcs, "journal", pr).map_err(|e| CliError::Other {
-        message: format!("cannot open the fix journal: {e}"),
-        hint: Some(e.hint()),
-    })?;
+    let path = vcs
+        .state_file("journal", &pr.repo, pr.number)
+        .map_err(|e| CliError::Other {
+            message: format!("cannot open the fix journal: {e}"),
+            hint: Some(e.hint()),
+        })?;
     let vcs = vcs.with_journal(path.clone());
     // A journal that does not parse is an input file like the others: exit 3, left as it is.
     let (restored, left) = vcs.recover().map_err(|e| {
