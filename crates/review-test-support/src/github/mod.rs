@@ -69,6 +69,9 @@ pub use rest::{FakeCheck, REST_OPERATION, RestRecorded};
 use crate::Mutation;
 use state::{PrEntry, State};
 
+/// The `PullRequest` fields [`FakeGitHub::as_old_enterprise_server`] takes away.
+pub const OLD_SERVER_LACKS: [&str; 3] = ["statusCheckRollup", "isDraft", "mergeable"];
+
 /// A request the fake received, as it arrived.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recorded {
@@ -621,6 +624,43 @@ impl FakeGitHub {
     /// an idle poll that only gets `304`s leaves this unchanged.
     pub fn rest_charged(&self) -> usize {
         self.state().rest.iter().filter(|r| r.charged).count()
+    }
+
+    /// Makes the server's schema lack `type_name.field`, as an older GitHub Enterprise Server's
+    /// lacks fields added since: every document selecting it fails whole with HTTP 200, an
+    /// `undefinedField` error (`typeName`, `fieldName`, "Field 'F' doesn't exist on type 'T'")
+    /// and no `data`, nothing run and no point spent. A mutation is a field of `Mutation`
+    /// ([`FakeGitHub::without_mutation`]).
+    pub fn without_field(&self, type_name: &str, field: &str) {
+        self.state()
+            .lacking
+            .fields
+            .insert((type_name.to_owned(), field.to_owned()));
+    }
+
+    /// Makes the server lack the mutation `name` ([`FakeGitHub::without_field`] on
+    /// `Mutation`).
+    pub fn without_mutation(&self, name: &str) {
+        self.without_field("Mutation", name);
+    }
+
+    /// Makes `type_name.field` refuse the argument `argument`: a document passing it fails whole
+    /// with an `argumentNotAccepted` error (`name`, `typeName`, `argumentName`) and no `data`.
+    pub fn without_argument(&self, type_name: &str, field: &str, argument: &str) {
+        self.state().lacking.args.insert((
+            type_name.to_owned(),
+            field.to_owned(),
+            argument.to_owned(),
+        ));
+    }
+
+    /// Makes the server's schema that of a GitHub Enterprise Server older than the fields the
+    /// tool reads beside the conversation: `PullRequest.statusCheckRollup`, `isDraft` and
+    /// `mergeable` are missing.
+    pub fn as_old_enterprise_server(&self) {
+        for field in OLD_SERVER_LACKS {
+            self.without_field("PullRequest", field);
+        }
     }
 
     /// Queues a fault for the next matching requests (see [`Fault`]).

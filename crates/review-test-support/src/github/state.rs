@@ -110,6 +110,30 @@ pub(crate) struct State {
     pub rest: Vec<RestRecorded>,
     /// Files by repository and commit, then path: what `Repository.object` serves.
     pub files: BTreeMap<(RepoId, String), BTreeMap<String, FakeFile>>,
+    /// The fields and arguments this server's schema lacks, as an older GitHub Enterprise
+    /// Server's does.
+    pub lacking: Lacking,
+}
+
+/// What an older server's GraphQL schema lacks: fields by `(type, field)` (a mutation is a
+/// field of `Mutation`) and arguments by `(type, field, argument)`.
+#[derive(Debug, Default)]
+pub(crate) struct Lacking {
+    pub fields: std::collections::BTreeSet<(String, String)>,
+    pub args: std::collections::BTreeSet<(String, String, String)>,
+}
+
+impl Lacking {
+    /// Whether `ty.field` is missing.
+    pub fn field(&self, ty: &str, field: &str) -> bool {
+        self.fields.contains(&(ty.to_owned(), field.to_owned()))
+    }
+
+    /// Whether `ty.field(arg:)` is missing.
+    pub fn arg(&self, ty: &str, field: &str, arg: &str) -> bool {
+        self.args
+            .contains(&(ty.to_owned(), field.to_owned(), arg.to_owned()))
+    }
 }
 
 impl State {
@@ -132,6 +156,7 @@ impl State {
             posted_statuses: Vec::new(),
             rest: Vec::new(),
             files: BTreeMap::new(),
+            lacking: Lacking::default(),
         }
     }
 
