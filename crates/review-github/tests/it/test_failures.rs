@@ -181,3 +181,47 @@ async fn a_refused_token_is_not_retried() {
     assert!(matches!(err, ClientError::BadCredentials), "{err}");
     assert_eq!(s.github.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn a_field_the_server_lacks_fails_once_naming_it() {
+    let s = setup(PrBuilder::new().build(), fast_policy()).await;
+    s.github.without_field("PullRequest", "reviewThreads");
+    let err = Reader::new(&s.client)
+        .pull_request(&repo(), 1)
+        .await
+        .unwrap_err();
+    match client_error(err) {
+        ClientError::Unsupported(missing) => {
+            assert!(
+                missing.is_field("PullRequest", "reviewThreads"),
+                "{missing:?}"
+            );
+        }
+        other => panic!("expected Unsupported, got {other}"),
+    }
+    assert_eq!(
+        s.github.count("PullRequestFirstPage"),
+        1,
+        "the same document fails the same way: not retried"
+    );
+}
+
+#[tokio::test]
+async fn a_mutation_the_server_lacks_is_named_in_the_hosts_error() {
+    use review_core::ports::{HostError, ReviewHost};
+    let s = setup(PrBuilder::new().build(), fast_policy()).await;
+    s.github.without_mutation("requestReviewsByLogin");
+    let pr = s.github.pull_request(&repo(), 1).unwrap();
+    let err = crate::common::host(&s, 1)
+        .request_review(&pr.id, "copilot-pull-request-reviewer")
+        .await
+        .unwrap_err();
+    assert!(matches!(err, HostError::Unavailable { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .contains("lacks the mutation `requestReviewsByLogin`"),
+        "{err}"
+    );
+    assert!(!err.stops_all_requests());
+    assert!(s.github.mutations().is_empty());
+}

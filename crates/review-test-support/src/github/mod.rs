@@ -29,6 +29,10 @@
 //! ([`Fault::NullNode`]), or is left out of a list its `totalCount` still counts
 //! ([`Fault::MissingNode`]).
 //!
+//! Its schema can lack what an older GitHub Enterprise Server's lacks
+//! ([`FakeGitHub::without_field`], [`FakeGitHub::without_mutation`],
+//! [`FakeGitHub::without_argument`]): a document using it fails whole, as GitHub answers it.
+//!
 //! Beside GraphQL it serves, under [`FakeGitHub::rest_url`], the few REST `GET`s a change probe
 //! asks (the pull request, its comments, reviews, review comments, and its head's check runs and
 //! combined status), with `ETag`s and `304 Not Modified` answers that cost nothing, as on
@@ -68,9 +72,6 @@ pub use rest::{FakeCheck, REST_OPERATION, RestRecorded};
 
 use crate::Mutation;
 use state::{PrEntry, State};
-
-/// The `PullRequest` fields [`FakeGitHub::as_old_enterprise_server`] takes away.
-pub const OLD_SERVER_LACKS: [&str; 3] = ["statusCheckRollup", "isDraft", "mergeable"];
 
 /// A request the fake received, as it arrived.
 #[derive(Debug, Clone, PartialEq)]
@@ -652,15 +653,6 @@ impl FakeGitHub {
             field.to_owned(),
             argument.to_owned(),
         ));
-    }
-
-    /// Makes the server's schema that of a GitHub Enterprise Server older than the fields the
-    /// tool reads beside the conversation: `PullRequest.statusCheckRollup`, `isDraft` and
-    /// `mergeable` are missing.
-    pub fn as_old_enterprise_server(&self) {
-        for field in OLD_SERVER_LACKS {
-            self.without_field("PullRequest", field);
-        }
     }
 
     /// Queues a fault for the next matching requests (see [`Fault`]).

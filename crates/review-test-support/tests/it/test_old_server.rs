@@ -3,7 +3,7 @@
 
 use review_core::model::RepoId;
 use review_test_support::PrBuilder;
-use review_test_support::github::{FakeGitHub, OLD_SERVER_LACKS};
+use review_test_support::github::FakeGitHub;
 use serde_json::{Value, json};
 
 use crate::client::ok;
@@ -137,19 +137,4 @@ async fn a_missing_argument_is_not_accepted() {
     assert_eq!(error["extensions"]["name"], "pullRequest");
     assert_eq!(error["extensions"]["typeName"], "Field");
     assert_eq!(error["extensions"]["argumentName"], "number");
-}
-
-#[tokio::test]
-async fn the_old_server_preset_lacks_each_field_it_names() {
-    let github = fake().await;
-    github.as_old_enterprise_server();
-    for field in OLD_SERVER_LACKS {
-        let query = PLAIN.replace("isDraft", field);
-        let answer = ok(&github, "Plain", &query, &vars());
-        assert_eq!(
-            only_error(&answer)["extensions"]["fieldName"],
-            field,
-            "{answer}"
-        );
-    }
 }
