@@ -184,6 +184,9 @@ pub struct Client {
     retries: Retries,
     stats: Arc<Mutex<Stats>>,
     progress: Option<Progress>,
+    /// What the server's API was found to lack, shared by the client's clones: a run asks
+    /// the full document once, then only the one without it.
+    lacking: Arc<Mutex<Vec<Unsupported>>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -240,6 +243,7 @@ impl Client {
             policy,
             stats: Arc::new(Mutex::new(Stats::default())),
             progress: None,
+            lacking: Arc::new(Mutex::new(Vec::new())),
         })
     }
 
@@ -248,6 +252,26 @@ impl Client {
     pub fn with_progress(mut self, progress: Progress) -> Self {
         self.progress = Some(progress);
         self
+    }
+
+    /// Remembers, for the rest of the run, that the server's API lacks `missing`.
+    pub fn note_lacking(&self, missing: &Unsupported) {
+        let mut lacking = self
+            .lacking
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !lacking.contains(missing) {
+            lacking.push(missing.clone());
+        }
+    }
+
+    /// Whether the server's API was found to lack `type_name.field` this run.
+    pub fn lacks(&self, type_name: &str, field: &str) -> bool {
+        self.lacking
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .any(|m| m.is_field(type_name, field))
     }
 
     /// What was spent so far.

@@ -1,8 +1,9 @@
 //! Against a server whose API lacks a field or mutation the command needs (an older GitHub
 //! Enterprise Server): the run stops with an error naming what is missing and exit 4, never a
-//! "not found", an empty answer or a verdict on data it could not read.
+//! "not found", an empty answer or a verdict on data it could not read. Without the checks'
+//! roll-up (`statusCheckRollup`) the commands go on: the checks come from REST, or are unknown.
 
-use review_test_support::github::FakeGitHub;
+use review_test_support::github::{FakeCheck, FakeGitHub, Fault};
 use review_test_support::{PrBuilder, bot};
 
 use crate::common::{Output, TestEnvironment};
@@ -136,5 +137,69 @@ async fn rereview_names_the_mutation_and_fails() {
         out.stderr.lines().any(|l| l.starts_with("hint:")),
         "{}",
         out.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn triage_goes_on_without_the_roll_up() {
+    let env = TestEnvironment::new();
+    let github = github().await;
+    github.without_field("PullRequest", "statusCheckRollup");
+    let out = run(&env, &github, "triage", &["--json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("T1"), "{}", out.stdout);
+    assert_eq!(github.count("PullRequestFirstPage"), 1);
+    assert_eq!(github.count("PullRequestFirstPageWithoutChecks"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn status_without_the_roll_up_takes_the_checks_from_rest() {
+    let env = TestEnvironment::new();
+    let github = FakeGitHub::start().await;
+    github.set_viewer("dana");
+    let pr = PrBuilder::new().build();
+    let repo = pr.repo.clone();
+    github.add_pull_request(pr);
+    github.set_checks(&repo, 1, vec![FakeCheck::failed("lint")]);
+    github.without_field("PullRequest", "statusCheckRollup");
+    let out = run(&env, &github, "status", &[]);
+    assert_eq!(out.code, 10, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("CI_FAILING"), "{}", out.stdout);
+    assert!(out.stdout.contains("lint"), "{}", out.stdout);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn status_without_the_roll_up_or_rest_says_checks_unknown_not_ready() {
+    let env = TestEnvironment::new();
+    let github = FakeGitHub::start().await;
+    github.set_viewer("dana");
+    github.add_pull_request(PrBuilder::new().build());
+    github.without_field("PullRequest", "statusCheckRollup");
+    github.inject(Fault::ServerError {
+        operation: Some("rest".to_owned()),
+        status: 502,
+        times: 100,
+    });
+    let out = run(&env, &github, "status", &[]);
+    assert_eq!(out.code, 9, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("WAITING"), "{}", out.stdout);
+    assert!(!out.stdout.contains("READY"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("checks unknown: this server's API lacks PullRequest.statusCheckRollup"),
+        "{}",
+        out.stdout
+    );
+
+    let json = run(&env, &github, "status", &["--json"]);
+    assert_eq!(json.code, 9, "{}", json.stderr);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert!(
+        v["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["kind"] == "checks_unknown"),
+        "{v}"
     );
 }

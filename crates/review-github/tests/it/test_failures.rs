@@ -225,3 +225,36 @@ async fn a_mutation_the_server_lacks_is_named_in_the_hosts_error() {
     assert!(!err.stops_all_requests());
     assert!(s.github.mutations().is_empty());
 }
+
+#[tokio::test]
+async fn without_a_roll_up_the_read_goes_on_and_marks_the_checks_unknown_asking_once_per_run() {
+    use review_core::model::ChecksState;
+    let s = setup(PrBuilder::new().build(), fast_policy()).await;
+    s.github.without_field("PullRequest", "statusCheckRollup");
+    let reader = Reader::new(&s.client);
+    let pr = reader.pull_request(&repo(), 1).await.unwrap();
+    assert_eq!(pr.checks, Some(ChecksState::Unknown));
+    assert_eq!(pr.threads.len(), PrBuilder::new().build().threads.len());
+    assert_eq!(s.github.count("PullRequestFirstPage"), 1);
+    assert_eq!(s.github.count("PullRequestFirstPageWithoutChecks"), 1);
+
+    // The run remembers: a later read, by any reader over the client, asks without it at once.
+    let again = Reader::new(&s.client.clone())
+        .pull_request(&repo(), 1)
+        .await
+        .unwrap();
+    assert_eq!(again.checks, Some(ChecksState::Unknown));
+    assert_eq!(s.github.count("PullRequestFirstPage"), 1);
+    assert_eq!(s.github.count("PullRequestFirstPageWithoutChecks"), 2);
+}
+
+#[tokio::test]
+async fn a_server_with_the_roll_up_is_asked_for_it_only() {
+    let s = setup(PrBuilder::new().build(), fast_policy()).await;
+    let pr = Reader::new(&s.client)
+        .pull_request(&repo(), 1)
+        .await
+        .unwrap();
+    assert_ne!(pr.checks, Some(review_core::model::ChecksState::Unknown));
+    assert_eq!(s.github.count("PullRequestFirstPageWithoutChecks"), 0);
+}

@@ -1419,18 +1419,19 @@ impl<'a> Exec<'a> {
                 })
             }
             "isCrossRepository" => leaf(e.head_repo() != pr.repo),
-            "statusCheckRollup" => Ok(pr.checks.map_or(Out::Null, |c| {
-                Out::Obj(Obj::Rollup(
-                    &pr.head_sha.0,
-                    match c {
-                        review_core::model::ChecksState::Error => "ERROR",
-                        review_core::model::ChecksState::Expected => "EXPECTED",
-                        review_core::model::ChecksState::Failure => "FAILURE",
-                        review_core::model::ChecksState::Pending => "PENDING",
-                        review_core::model::ChecksState::Success => "SUCCESS",
-                    },
-                ))
-            })),
+            "statusCheckRollup" => {
+                use review_core::model::ChecksState as S;
+                let state = pr.checks.and_then(|c| match c {
+                    S::Error => Some("ERROR"),
+                    S::Expected => Some("EXPECTED"),
+                    S::Failure => Some("FAILURE"),
+                    S::Pending => Some("PENDING"),
+                    S::Success => Some("SUCCESS"),
+                    // A reader's state, never GitHub's: no roll-up.
+                    S::Unknown => None,
+                });
+                Ok(state.map_or(Out::Null, |s| Out::Obj(Obj::Rollup(&pr.head_sha.0, s))))
+            }
             "repository" => Ok(self.repo_of(e)),
             "reviewThreads" => {
                 let items = pr.threads.iter().map(|t| Obj::Thread(e, t)).collect();
