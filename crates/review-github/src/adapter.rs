@@ -122,7 +122,9 @@ impl Failure {
 fn host_error(message: String, e: ClientError) -> HostError {
     // What the server's API lacks goes into the one line callers print.
     let message = match &e {
-        ClientError::Unsupported(missing) => format!("{message}: {missing}"),
+        ClientError::Unsupported(missing) if !message.contains(&missing.to_string()) => {
+            format!("{message}: {missing}")
+        }
         _ => message,
     };
     Failure::of(&e).error(message, Some(e))

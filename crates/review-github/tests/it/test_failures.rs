@@ -258,3 +258,25 @@ async fn a_server_with_the_roll_up_is_asked_for_it_only() {
     assert_ne!(pr.checks, Some(review_core::model::ChecksState::Unknown));
     assert_eq!(s.github.count("PullRequestFirstPageWithoutChecks"), 0);
 }
+
+#[tokio::test]
+async fn a_comment_on_a_server_without_add_comment_names_the_mutation_once() {
+    use review_core::ports::ReviewHost;
+    let s = setup(PrBuilder::new().build(), fast_policy()).await;
+    s.github.without_mutation("addComment");
+    let pr = s.github.pull_request(&repo(), 1).unwrap();
+    let host = crate::common::host(&s, 1);
+    let key = review_core::post::idempotency_key(
+        &review_core::model::ThreadId::from(pr.id.as_str()),
+        "hello",
+    );
+    let body =
+        review_core::post::marked_body(review_core::gate::DEFAULT_AUTOMATED_HEADER, "hello", &key);
+    let err = host.comment(&pr.id, &body).await.unwrap_err().to_string();
+    assert_eq!(
+        err.matches("lacks the mutation `addComment`").count(),
+        1,
+        "{err}"
+    );
+    assert!(s.github.mutations().is_empty());
+}
