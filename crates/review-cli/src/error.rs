@@ -16,7 +16,8 @@ pub mod code {
     pub const USAGE: u8 = 2;
     /// An input file (a recorded snapshot) is missing, unreadable or malformed.
     pub const INPUT: u8 = 3;
-    /// GitHub could not be reached, refused the token, or rate-limited the run.
+    /// GitHub could not be reached, refused the token, rate-limited the run, or its API lacks a
+    /// field the command needs.
     pub const GITHUB: u8 = 4;
     /// The repository, pull request or thread could not be found.
     pub const NOT_FOUND: u8 = 5;
@@ -43,7 +44,8 @@ Exit codes:
     1  an error not listed below
     2  the command line is wrong
     3  an input file is missing, unreadable or malformed
-    4  GitHub could not be reached, refused the token, or rate-limited the run
+    4  GitHub could not be reached, refused the token, rate-limited the run,
+       or its API lacks a field the command needs
     5  the repository, pull request or thread could not be found
     6  refused: the thread has human participation or was not read whole
     7  with --exit-code: threads still need a person

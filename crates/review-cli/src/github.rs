@@ -122,6 +122,13 @@ pub fn read_error(e: ReadError) -> CliError {
                 review_github::client::ClientError::RateLimited { .. } => {
                     "wait for the reset, then run again; nothing was changed".to_owned()
                 }
+                review_github::client::ClientError::Unsupported(missing) => {
+                    return CliError::GitHub {
+                        message: format!("reading {what} failed: {missing}"),
+                        hint: Some(review_github::unsupported::advice(missing)),
+                        source: None,
+                    };
+                }
                 _ => "run again; nothing was changed".to_owned(),
             };
             CliError::GitHub {

@@ -25,6 +25,29 @@ pub async fn rereview(
     Ok(review_app::rereview::rereview(&host, &ledger, pr, automation, request).await?)
 }
 
+/// The run's error when an ask failed (after the report said which and why): exit 4, as for
+/// any GitHub failure, so a script does not take a failed ask for one made.
+pub fn failures(done: &Rereviewed) -> Result<(), CliError> {
+    let failed: Vec<&str> = done
+        .bots
+        .iter()
+        .filter(|b| matches!(b.action, Action::Failed { .. }))
+        .map(|b| b.bot.as_str())
+        .collect();
+    if failed.is_empty() {
+        return Ok(());
+    }
+    Err(CliError::GitHub {
+        message: format!("could not ask {}: see above", failed.join(", ")),
+        source: None,
+        hint: Some(
+            "fix what the report names, then run again; asks already made are recorded and not \
+             sent twice"
+                .to_owned(),
+        ),
+    })
+}
+
 /// Checks a `--expect-bot` value: a plain login (clap's value parser).
 pub fn bot_login(text: &str) -> Result<String, String> {
     let trimmed = text.trim();

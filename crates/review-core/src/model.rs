@@ -379,6 +379,9 @@ pub enum ChecksState {
     Pending,
     /// Every check passed.
     Success,
+    /// The host's API cannot report the roll-up (an older GitHub Enterprise Server lacking
+    /// `statusCheckRollup`): not known to pass, nor to be absent.
+    Unknown,
 }
 
 /// A top-level comment on the pull request's conversation (not attached to a line).

@@ -175,6 +175,9 @@ pub enum Reason {
         /// Their names (empty when the host names none).
         checks: Vec<String>,
     },
+    /// The head's checks are unknown: the host's API lacks the roll-up and nothing else named
+    /// them. Not READY on data the tool could not read.
+    ChecksUnknown,
     /// An expected bot has not reviewed the head.
     BotWaiting {
         /// The bot's key.
@@ -210,7 +213,9 @@ impl Reason {
             Self::Actionable(_) | Self::Nit(_) | Self::Escalated(_) | Self::PersonWaiting(_) => {
                 Verdict::ActionRequired
             }
-            Self::ChecksPending { .. } | Self::BotWaiting { .. } => Verdict::Waiting,
+            Self::ChecksPending { .. } | Self::ChecksUnknown | Self::BotWaiting { .. } => {
+                Verdict::Waiting
+            }
         }
     }
 }
@@ -243,6 +248,7 @@ impl fmt::Display for Reason {
                 t.location
             ),
             Self::ChecksPending { checks } => write!(f, "checks still running{}", names(checks)),
+            Self::ChecksUnknown => f.write_str(crate::watch::CHECKS_UNKNOWN),
             Self::BotWaiting { bot, state } => {
                 write!(f, "{bot} has not reviewed the head ({state})")
             }
@@ -420,6 +426,9 @@ pub fn evaluate(input: &StatusInput<'_>) -> Status {
 
     if !pending.is_empty() || (checks.state == CheckState::Pending && no_names(&checks)) {
         reasons.push(Reason::ChecksPending { checks: pending });
+    }
+    if checks.state == CheckState::Unknown && no_names(&checks) {
+        reasons.push(Reason::ChecksUnknown);
     }
     for b in input.bots.iter().filter(|b| b.expected) {
         if b.state.awaited() {

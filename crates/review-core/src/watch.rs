@@ -231,6 +231,10 @@ pub struct DiagnosticsReport {
     pub warnings: usize,
 }
 
+/// What is said of checks in [`CheckState::Unknown`].
+pub const CHECKS_UNKNOWN: &str = "checks unknown: this server's API lacks \
+     PullRequest.statusCheckRollup and the checks could not be read another way";
+
 /// The state of the PR head's checks.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -245,6 +249,8 @@ pub enum CheckState {
     Green,
     /// At least one failed.
     Red,
+    /// The host could not say: its API lacks the roll-up and nothing else named the checks.
+    Unknown,
 }
 
 impl CheckState {
@@ -256,6 +262,7 @@ impl CheckState {
             Some(Rollup::Success) => Self::Green,
             Some(Rollup::Pending | Rollup::Expected) => Self::Pending,
             Some(Rollup::Failure | Rollup::Error) => Self::Red,
+            Some(Rollup::Unknown) => Self::Unknown,
         }
     }
 }
@@ -1039,6 +1046,7 @@ pub fn quiescence(
             state.checks.pending.join(", ")
         )),
         CheckState::Pending => q.waiting.push("checks are still running".to_owned()),
+        CheckState::Unknown => q.waiting.push(CHECKS_UNKNOWN.to_owned()),
         CheckState::Green | CheckState::None => {}
     }
     q
@@ -1049,6 +1057,7 @@ pub fn clean_report(state: &WatchState, decisions: &Decisions) -> String {
     let number = state.pr.rsplit_once('#').map_or("?", |(_, n)| n);
     let checks = match state.checks.state {
         CheckState::None => "no checks reported",
+        CheckState::Unknown => "checks unknown",
         _ => "checks green",
     };
     let humans = people_waiting(state);

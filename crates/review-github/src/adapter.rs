@@ -120,6 +120,13 @@ impl Failure {
 /// The port's error for a request that failed with `e`, said as `message`, `e` kept as the
 /// source.
 fn host_error(message: String, e: ClientError) -> HostError {
+    // What the server's API lacks goes into the one line callers print.
+    let message = match &e {
+        ClientError::Unsupported(missing) if !message.contains(&missing.to_string()) => {
+            format!("{message}: {missing}")
+        }
+        _ => message,
+    };
     Failure::of(&e).error(message, Some(e))
 }
 

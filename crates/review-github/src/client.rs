@@ -29,6 +29,7 @@ use crate::transport::{
     Verdict, is_secondary, shorten,
 };
 pub use crate::transport::{Progress, Repeat};
+use crate::unsupported::Unsupported;
 
 /// How the client retries and waits.
 #[derive(Debug, Clone)]
@@ -86,6 +87,10 @@ pub struct ApiError {
     /// Where in the response it applies; the first segment is the field or alias.
     #[serde(default)]
     pub path: Option<Vec<serde_json::Value>>,
+    /// GraphQL's `extensions`: `code` and the names a schema error gives (see
+    /// [`crate::unsupported`]).
+    #[serde(default)]
+    pub extensions: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 impl ApiError {
@@ -148,6 +153,10 @@ pub enum ClientError {
     /// The request could not be built (a bad URL).
     #[error("cannot build the request: {0}")]
     Build(String),
+    /// The server's API lacks a field, mutation or argument the document uses: GitHub ran
+    /// nothing. Not retried: the same document fails the same way.
+    #[error("{0}")]
+    Unsupported(Unsupported),
 }
 
 /// The transport's errors, as the client names them.
@@ -175,6 +184,9 @@ pub struct Client {
     retries: Retries,
     stats: Arc<Mutex<Stats>>,
     progress: Option<Progress>,
+    /// What the server's API was found to lack, shared by the client's clones: a run asks
+    /// the full document once, then only the one without it.
+    lacking: Arc<Mutex<Vec<Unsupported>>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -231,6 +243,7 @@ impl Client {
             policy,
             stats: Arc::new(Mutex::new(Stats::default())),
             progress: None,
+            lacking: Arc::new(Mutex::new(Vec::new())),
         })
     }
 
@@ -239,6 +252,26 @@ impl Client {
     pub fn with_progress(mut self, progress: Progress) -> Self {
         self.progress = Some(progress);
         self
+    }
+
+    /// Remembers, for the rest of the run, that the server's API lacks `missing`.
+    pub fn note_lacking(&self, missing: &Unsupported) {
+        let mut lacking = self
+            .lacking
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !lacking.contains(missing) {
+            lacking.push(missing.clone());
+        }
+    }
+
+    /// Whether the server's API was found to lack `type_name.field` this run.
+    pub fn lacks(&self, type_name: &str, field: &str) -> bool {
+        self.lacking
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .any(|m| m.is_field(type_name, field))
     }
 
     /// What was spent so far.
@@ -361,6 +394,12 @@ fn read<T: DeserializeOwned>(answer: &Answer) -> Verdict<Response<T>, ClientErro
             wait: answer.limit_wait(),
             spent: false,
         });
+    }
+    // A document the schema refuses carries no data; with data, the errors are about it.
+    if wire.data.is_none()
+        && let Some(missing) = Unsupported::from_errors(&errors)
+    {
+        return Verdict::Fail(ClientError::Unsupported(missing));
     }
     Verdict::Done(Response {
         data: wire.data,

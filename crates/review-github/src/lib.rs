@@ -20,6 +20,8 @@
 //! - [`transport`]: the one HTTP transport under the GraphQL [`client`] and the probe (the token
 //!   check, time limits, retries and backoff, rate limits), with its
 //!   [`transport::TransportError`] and [`transport::RateLimit`].
+//! - [`unsupported`]: a field, mutation or argument an older server's API lacks, read from
+//!   GraphQL's schema errors.
 //!
 //! ```
 //! use review_github::env::MapEnv;
@@ -63,4 +65,5 @@ pub mod reader;
 pub mod remote;
 pub mod token;
 pub mod transport;
+pub mod unsupported;
 mod url;

@@ -276,6 +276,82 @@ pub struct PullRequestHead {
     pub comments: IssueCommentConnection,
 }
 
+/// [`PullRequestFirstPage`] for a server whose API lacks `PullRequest.statusCheckRollup` (an
+/// older GitHub Enterprise Server): the same selection without it.
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "Query", variables = "PullRequestVariables")]
+pub struct PullRequestFirstPageWithoutChecks {
+    #[arguments(owner: $owner, name: $name)]
+    pub repository: Option<RepositoryWithPullRequestWithoutChecks>,
+    pub rate_limit: Option<RateLimit>,
+    pub viewer: Viewer,
+}
+
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "Repository", variables = "PullRequestVariables")]
+pub struct RepositoryWithPullRequestWithoutChecks {
+    #[arguments(number: $number)]
+    pub pull_request: Option<PullRequestHeadWithoutChecks>,
+}
+
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "PullRequest")]
+pub struct PullRequestHeadWithoutChecks {
+    pub id: cynic::Id,
+    pub number: i32,
+    pub title: String,
+    pub url: Uri,
+    pub state: PullRequestState,
+    pub is_draft: bool,
+    pub mergeable: MergeableState,
+    pub head_ref_name: String,
+    pub head_ref_oid: GitObjectId,
+    pub base_ref_name: String,
+    pub base_ref_oid: GitObjectId,
+    pub head_repository: Option<RepositoryName>,
+    pub is_cross_repository: bool,
+    pub author: Option<Actor>,
+    #[arguments(first: 100)]
+    pub review_threads: ThreadConnection,
+    #[arguments(first: 100)]
+    pub reviews: Option<ReviewConnection>,
+    #[arguments(first: 100)]
+    pub comments: IssueCommentConnection,
+}
+
+/// The page as [`PullRequestFirstPage`], its roll-up absent (the reader marks it unknown).
+impl From<PullRequestFirstPageWithoutChecks> for PullRequestFirstPage {
+    fn from(page: PullRequestFirstPageWithoutChecks) -> Self {
+        let head = |h: PullRequestHeadWithoutChecks| PullRequestHead {
+            id: h.id,
+            number: h.number,
+            title: h.title,
+            url: h.url,
+            state: h.state,
+            is_draft: h.is_draft,
+            mergeable: h.mergeable,
+            head_ref_name: h.head_ref_name,
+            head_ref_oid: h.head_ref_oid,
+            base_ref_name: h.base_ref_name,
+            base_ref_oid: h.base_ref_oid,
+            head_repository: h.head_repository,
+            is_cross_repository: h.is_cross_repository,
+            author: h.author,
+            status_check_rollup: None,
+            review_threads: h.review_threads,
+            reviews: h.reviews,
+            comments: h.comments,
+        };
+        Self {
+            repository: page.repository.map(|r| RepositoryWithPullRequest {
+                pull_request: r.pull_request.map(head),
+            }),
+            rate_limit: page.rate_limit,
+            viewer: page.viewer,
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // ThreadsPage, ReviewsPage, IssueCommentsPage: the later pages of each connection.
 

@@ -31,6 +31,8 @@ use review_core::model::{
 use crate::client::{ApiError, Client, ClientError, Repeat, Response};
 use crate::queries as q;
 
+mod first_page;
+
 /// Why a pull request could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
@@ -458,13 +460,17 @@ impl<'a> Reader<'a> {
             number,
         })?;
         let what = format!("pull request {repo}#{number}");
-        let (first, errors) = self
-            .fetch(
-                q::PullRequestFirstPage::build(q::PullRequestVariables {
+        let first_page::FirstPage {
+            page: first,
+            errors,
+            rollup_unknown,
+        } = self
+            .first_page(
+                q::PullRequestVariables {
                     owner: repo.owner.clone(),
                     name: repo.name.clone(),
                     number: int_number,
-                }),
+                },
                 &what,
             )
             .await?;
@@ -580,13 +586,17 @@ impl<'a> Reader<'a> {
                     cross_repository: head.is_cross_repository,
                 }),
             viewer: Some(first.viewer.login).filter(|l| !l.is_empty()),
-            checks: head.status_check_rollup.map(|r| match r.state {
-                q::StatusState::Error => ChecksState::Error,
-                q::StatusState::Expected => ChecksState::Expected,
-                q::StatusState::Failure => ChecksState::Failure,
-                q::StatusState::Pending => ChecksState::Pending,
-                q::StatusState::Success => ChecksState::Success,
-            }),
+            checks: if rollup_unknown {
+                Some(ChecksState::Unknown)
+            } else {
+                head.status_check_rollup.map(|r| match r.state {
+                    q::StatusState::Error => ChecksState::Error,
+                    q::StatusState::Expected => ChecksState::Expected,
+                    q::StatusState::Failure => ChecksState::Failure,
+                    q::StatusState::Pending => ChecksState::Pending,
+                    q::StatusState::Success => ChecksState::Success,
+                })
+            },
             reviews,
             comments: issue_comments,
             threads: threads.into_iter().map(|p| p.thread).collect(),

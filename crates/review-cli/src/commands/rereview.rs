@@ -104,5 +104,5 @@ pub async fn run(args: RereviewArgs) -> Result<(), CliError> {
         ));
         output::human(&rerequesting::render(&done)).map_err(CliError::Output)?;
     }
-    Ok(())
+    rerequesting::failures(&done)
 }

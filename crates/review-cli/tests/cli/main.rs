@@ -35,6 +35,7 @@ mod test_judge;
 mod test_live;
 mod test_loop_knock_ons;
 mod test_mcp;
+mod test_old_server;
 mod test_rereview;
 mod test_respond;
 mod test_schemas;

@@ -412,3 +412,31 @@ fn a_person_pasting_a_bots_quota_notice_does_not_stop_the_wait_for_that_bot() {
         }]
     );
 }
+
+#[test]
+fn checks_the_host_cannot_report_are_waited_on_never_ready() {
+    let pr = PrBuilder::new().build();
+    let unknown = Checks {
+        state: CheckState::of(Some(review_core::model::ChecksState::Unknown)),
+        ..Checks::default()
+    };
+    assert_eq!(unknown.state, CheckState::Unknown);
+    let status = verdict_of(&pr, &unknown, &[], &[]);
+    assert_eq!(status.verdict, Verdict::Waiting);
+    assert_eq!(status.reasons, vec![Reason::ChecksUnknown]);
+    assert!(
+        Reason::ChecksUnknown
+            .to_string()
+            .contains("lacks PullRequest.statusCheckRollup")
+    );
+    // Named checks (from REST) decide over an unknown roll-up.
+    let named = Checks {
+        pending: vec!["ci".to_owned()],
+        ..unknown
+    };
+    let status = verdict_of(&pr, &named, &[], &[]);
+    assert!(
+        !status.reasons.contains(&Reason::ChecksUnknown),
+        "{status:?}"
+    );
+}

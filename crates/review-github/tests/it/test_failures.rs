@@ -181,3 +181,102 @@ async fn a_refused_token_is_not_retried() {
     assert!(matches!(err, ClientError::BadCredentials), "{err}");
     assert_eq!(s.github.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn a_field_the_server_lacks_fails_once_naming_it() {
+    let s = setup(PrBuilder::new().build(), fast_policy()).await;
+    s.github.without_field("PullRequest", "reviewThreads");
+    let err = Reader::new(&s.client)
+        .pull_request(&repo(), 1)
+        .await
+        .unwrap_err();
+    match client_error(err) {
+        ClientError::Unsupported(missing) => {
+            assert!(
+                missing.is_field("PullRequest", "reviewThreads"),
+                "{missing:?}"
+            );
+        }
+        other => panic!("expected Unsupported, got {other}"),
+    }
+    assert_eq!(
+        s.github.count("PullRequestFirstPage"),
+        1,
+        "the same document fails the same way: not retried"
+    );
+}
+
+#[tokio::test]
+async fn a_mutation_the_server_lacks_is_named_in_the_hosts_error() {
+    use review_core::ports::{HostError, ReviewHost};
+    let s = setup(PrBuilder::new().build(), fast_policy()).await;
+    s.github.without_mutation("requestReviewsByLogin");
+    let pr = s.github.pull_request(&repo(), 1).unwrap();
+    let err = crate::common::host(&s, 1)
+        .request_review(&pr.id, "copilot-pull-request-reviewer")
+        .await
+        .unwrap_err();
+    assert!(matches!(err, HostError::Unavailable { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .contains("lacks the mutation `requestReviewsByLogin`"),
+        "{err}"
+    );
+    assert!(!err.stops_all_requests());
+    assert!(s.github.mutations().is_empty());
+}
+
+#[tokio::test]
+async fn without_a_roll_up_the_read_goes_on_and_marks_the_checks_unknown_asking_once_per_run() {
+    use review_core::model::ChecksState;
+    let s = setup(PrBuilder::new().build(), fast_policy()).await;
+    s.github.without_field("PullRequest", "statusCheckRollup");
+    let reader = Reader::new(&s.client);
+    let pr = reader.pull_request(&repo(), 1).await.unwrap();
+    assert_eq!(pr.checks, Some(ChecksState::Unknown));
+    assert_eq!(pr.threads.len(), PrBuilder::new().build().threads.len());
+    assert_eq!(s.github.count("PullRequestFirstPage"), 1);
+    assert_eq!(s.github.count("PullRequestFirstPageWithoutChecks"), 1);
+
+    // The run remembers: a later read, by any reader over the client, asks without it at once.
+    let again = Reader::new(&s.client.clone())
+        .pull_request(&repo(), 1)
+        .await
+        .unwrap();
+    assert_eq!(again.checks, Some(ChecksState::Unknown));
+    assert_eq!(s.github.count("PullRequestFirstPage"), 1);
+    assert_eq!(s.github.count("PullRequestFirstPageWithoutChecks"), 2);
+}
+
+#[tokio::test]
+async fn a_server_with_the_roll_up_is_asked_for_it_only() {
+    let s = setup(PrBuilder::new().build(), fast_policy()).await;
+    let pr = Reader::new(&s.client)
+        .pull_request(&repo(), 1)
+        .await
+        .unwrap();
+    assert_ne!(pr.checks, Some(review_core::model::ChecksState::Unknown));
+    assert_eq!(s.github.count("PullRequestFirstPageWithoutChecks"), 0);
+}
+
+#[tokio::test]
+async fn a_comment_on_a_server_without_add_comment_names_the_mutation_once() {
+    use review_core::ports::ReviewHost;
+    let s = setup(PrBuilder::new().build(), fast_policy()).await;
+    s.github.without_mutation("addComment");
+    let pr = s.github.pull_request(&repo(), 1).unwrap();
+    let host = crate::common::host(&s, 1);
+    let key = review_core::post::idempotency_key(
+        &review_core::model::ThreadId::from(pr.id.as_str()),
+        "hello",
+    );
+    let body =
+        review_core::post::marked_body(review_core::gate::DEFAULT_AUTOMATED_HEADER, "hello", &key);
+    let err = host.comment(&pr.id, &body).await.unwrap_err().to_string();
+    assert_eq!(
+        err.matches("lacks the mutation `addComment`").count(),
+        1,
+        "{err}"
+    );
+    assert!(s.github.mutations().is_empty());
+}

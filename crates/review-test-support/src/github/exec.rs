@@ -17,7 +17,7 @@ use super::document::{
 };
 use super::schema::{self, Kind};
 use super::state::{
-    self, BLOB_TEXT_LIMIT, FakeFile, GitObject, POINTS_PER_HOUR, PrEntry, State, TreeEntry,
+    self, BLOB_TEXT_LIMIT, FakeFile, GitObject, Lacking, POINTS_PER_HOUR, PrEntry, State, TreeEntry,
 };
 use crate::Mutation;
 
@@ -194,6 +194,8 @@ struct Validator<'d> {
     used: BTreeSet<String>,
     errors: Vec<Json>,
     depth: usize,
+    /// What this server's schema lacks beyond the fake's slice.
+    lacking: &'d Lacking,
 }
 
 impl Validator<'_> {
@@ -408,6 +410,16 @@ impl Validator<'_> {
             }
             return;
         }
+        if self.lacking.field(ty, &f.name) {
+            // As an older server answers a field its schema does not have yet.
+            self.errors.push(json!({
+                "path": path,
+                "extensions": {"code": "undefinedField", "typeName": ty, "fieldName": f.name},
+                "locations": locations(f.pos),
+                "message": format!("Field '{}' doesn't exist on type '{ty}'", f.name),
+            }));
+            return;
+        }
         let Some(def) = schema::field(ty, &f.name) else {
             self.errors.push(json!({
                 "path": path,
@@ -424,6 +436,20 @@ impl Validator<'_> {
             return;
         };
         for (name, value) in &f.args {
+            if self.lacking.arg(ty, &f.name, name) {
+                self.errors.push(json!({
+                    "path": path,
+                    "extensions": {
+                        "code": "argumentNotAccepted",
+                        "name": f.name,
+                        "typeName": "Field",
+                        "argumentName": name,
+                    },
+                    "locations": locations(f.pos),
+                    "message": format!("Field '{}' doesn't accept argument '{name}'", f.name),
+                }));
+                continue;
+            }
             match def.args.iter().find(|(a, _)| a == name) {
                 None => self.error(
                     &format!("Field '{}' doesn't accept argument '{name}'", f.name),
@@ -501,6 +527,7 @@ pub(crate) fn validate(
     doc: &Document,
     op: &Operation,
     given: &Map<String, Json>,
+    lacking: &Lacking,
 ) -> Result<Map<String, Json>, Vec<Json>> {
     let mut errors = Vec::new();
     let mut vars = Map::new();
@@ -554,6 +581,7 @@ pub(crate) fn validate(
         used: BTreeSet::new(),
         errors: Vec::new(),
         depth: 0,
+        lacking,
     };
     v.selection(root, &op.selection, &mut vec![json!(label)]);
     for def in &op.vars {
@@ -1391,18 +1419,19 @@ impl<'a> Exec<'a> {
                 })
             }
             "isCrossRepository" => leaf(e.head_repo() != pr.repo),
-            "statusCheckRollup" => Ok(pr.checks.map_or(Out::Null, |c| {
-                Out::Obj(Obj::Rollup(
-                    &pr.head_sha.0,
-                    match c {
-                        review_core::model::ChecksState::Error => "ERROR",
-                        review_core::model::ChecksState::Expected => "EXPECTED",
-                        review_core::model::ChecksState::Failure => "FAILURE",
-                        review_core::model::ChecksState::Pending => "PENDING",
-                        review_core::model::ChecksState::Success => "SUCCESS",
-                    },
-                ))
-            })),
+            "statusCheckRollup" => {
+                use review_core::model::ChecksState as S;
+                let state = pr.checks.and_then(|c| match c {
+                    S::Error => Some("ERROR"),
+                    S::Expected => Some("EXPECTED"),
+                    S::Failure => Some("FAILURE"),
+                    S::Pending => Some("PENDING"),
+                    S::Success => Some("SUCCESS"),
+                    // A reader's state, never GitHub's: no roll-up.
+                    S::Unknown => None,
+                });
+                Ok(state.map_or(Out::Null, |s| Out::Obj(Obj::Rollup(&pr.head_sha.0, s))))
+            }
             "repository" => Ok(self.repo_of(e)),
             "reviewThreads" => {
                 let items = pr.threads.iter().map(|t| Obj::Thread(e, t)).collect();

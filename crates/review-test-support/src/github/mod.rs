@@ -29,6 +29,10 @@
 //! ([`Fault::NullNode`]), or is left out of a list its `totalCount` still counts
 //! ([`Fault::MissingNode`]).
 //!
+//! Its schema can lack what an older GitHub Enterprise Server's lacks
+//! ([`FakeGitHub::without_field`], [`FakeGitHub::without_mutation`],
+//! [`FakeGitHub::without_argument`]): a document using it fails whole, as GitHub answers it.
+//!
 //! Beside GraphQL it serves, under [`FakeGitHub::rest_url`], the few REST `GET`s a change probe
 //! asks (the pull request, its comments, reviews, review comments, and its head's check runs and
 //! combined status), with `ETag`s and `304 Not Modified` answers that cost nothing, as on
@@ -641,6 +645,34 @@ impl FakeGitHub {
     /// an idle poll that only gets `304`s leaves this unchanged.
     pub fn rest_charged(&self) -> usize {
         self.state().rest.iter().filter(|r| r.charged).count()
+    }
+
+    /// Makes the server's schema lack `type_name.field`, as an older GitHub Enterprise Server's
+    /// lacks fields added since: every document selecting it fails whole with HTTP 200, an
+    /// `undefinedField` error (`typeName`, `fieldName`, "Field 'F' doesn't exist on type 'T'")
+    /// and no `data`, nothing run and no point spent. A mutation is a field of `Mutation`
+    /// ([`FakeGitHub::without_mutation`]).
+    pub fn without_field(&self, type_name: &str, field: &str) {
+        self.state()
+            .lacking
+            .fields
+            .insert((type_name.to_owned(), field.to_owned()));
+    }
+
+    /// Makes the server lack the mutation `name` ([`FakeGitHub::without_field`] on
+    /// `Mutation`).
+    pub fn without_mutation(&self, name: &str) {
+        self.without_field("Mutation", name);
+    }
+
+    /// Makes `type_name.field` refuse the argument `argument`: a document passing it fails whole
+    /// with an `argumentNotAccepted` error (`name`, `typeName`, `argumentName`) and no `data`.
+    pub fn without_argument(&self, type_name: &str, field: &str, argument: &str) {
+        self.state().lacking.args.insert((
+            type_name.to_owned(),
+            field.to_owned(),
+            argument.to_owned(),
+        ));
     }
 
     /// Queues a fault for the next matching requests (see [`Fault`]).

@@ -454,7 +454,7 @@ fn answer_document(
             );
         }
     };
-    let vars = match exec::validate(&doc, op, &given) {
+    let vars = match exec::validate(&doc, op, &given, &st.lacking) {
         Ok(vars) => vars,
         Err(errors) => return json_answer(st, 200, &json!({ "errors": errors })),
     };

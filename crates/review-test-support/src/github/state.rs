@@ -114,6 +114,30 @@ pub(crate) struct State {
     pub issues: BTreeMap<RepoId, Vec<super::issues::FakeIssue>>,
     /// The repositories with their issues turned off.
     pub issues_off: std::collections::BTreeSet<RepoId>,
+    /// The fields and arguments this server's schema lacks, as an older GitHub Enterprise
+    /// Server's does.
+    pub lacking: Lacking,
+}
+
+/// What an older server's GraphQL schema lacks: fields by `(type, field)` (a mutation is a
+/// field of `Mutation`) and arguments by `(type, field, argument)`.
+#[derive(Debug, Default)]
+pub(crate) struct Lacking {
+    pub fields: std::collections::BTreeSet<(String, String)>,
+    pub args: std::collections::BTreeSet<(String, String, String)>,
+}
+
+impl Lacking {
+    /// Whether `ty.field` is missing.
+    pub fn field(&self, ty: &str, field: &str) -> bool {
+        self.fields.contains(&(ty.to_owned(), field.to_owned()))
+    }
+
+    /// Whether `ty.field(arg:)` is missing.
+    pub fn arg(&self, ty: &str, field: &str, arg: &str) -> bool {
+        self.args
+            .contains(&(ty.to_owned(), field.to_owned(), arg.to_owned()))
+    }
 }
 
 impl State {
@@ -138,6 +162,7 @@ impl State {
             files: BTreeMap::new(),
             issues: BTreeMap::new(),
             issues_off: std::collections::BTreeSet::new(),
+            lacking: Lacking::default(),
         }
     }
 

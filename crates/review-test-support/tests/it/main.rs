@@ -5,6 +5,7 @@ mod client;
 mod queries;
 mod test_contract;
 mod test_faults;
+mod test_old_server;
 mod test_read;
 mod test_rest;
 mod test_write;
