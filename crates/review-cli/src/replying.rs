@@ -65,7 +65,9 @@ pub async fn respond(
         files,
         channels: &channels,
     };
-    Ok(ports.respond(&Narration, pr, source, automation).await?)
+    let responded = ports.respond(&Narration, pr, source, automation).await?;
+    crate::statusing::refresh_if_resolved(conn, &host, automation, pr.viewer.as_deref()).await;
+    Ok(responded)
 }
 
 /// The local history through git: a commit's full id, ancestry, the PR's fix commits by their

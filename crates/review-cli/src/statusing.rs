@@ -5,6 +5,10 @@
 use review_core::status::Status;
 use review_github::probe::ProbeError;
 
+use crate::commands::common;
+use crate::error::CliError;
+use crate::github::Connection;
+use crate::output;
 use crate::watching::LivePr;
 
 /// The JSON `review status --json` prints.
@@ -50,5 +54,57 @@ impl review_app::status::StatusPublisher for LivePr {
         self.rest()
             .set_status(&self.conn().repo, head_sha, &status)
             .await
+    }
+
+    async fn published_by(&self, head_sha: &str) -> Result<Option<String>, ProbeError> {
+        self.rest()
+            .status_creator(
+                &self.conn().repo,
+                head_sha,
+                review_core::status::STATUS_CONTEXT,
+            )
+            .await
+    }
+}
+
+/// [`refresh_after_resolving`] when `host` resolved a thread; nothing otherwise.
+pub async fn refresh_if_resolved(
+    conn: &Connection,
+    host: &crate::audit::AuditedHost,
+    automation: &review_core::gate::AutomationSettings,
+    viewer: Option<&str>,
+) {
+    if host.resolved() > 0 {
+        refresh_after_resolving(conn, automation, viewer).await;
+    }
+}
+
+/// After a command resolved threads on GitHub: the verdict published as `review/status`, if
+/// the viewer published one on the head, evaluated again and published over it
+/// ([`review_app::status::refresh`]), with the user's expected bots and denied paths. A
+/// failure is a warning: the command's own work stands.
+pub async fn refresh_after_resolving(
+    conn: &Connection,
+    automation: &review_core::gate::AutomationSettings,
+    viewer: Option<&str>,
+) {
+    let outcome = async {
+        let config = crate::config::current()?;
+        let request = review_app::status::StatusRequest {
+            expected_bots: crate::config::merged(&[], &config.expect_bots),
+            ignore_checks: Vec::new(),
+            denied_paths: crate::config::merged(&[], &config.deny),
+        };
+        let live = LivePr::new(conn.clone(), automation.clone(), common::clone_here()?)?;
+        review_app::status::refresh(&live, &live, &live, &output::Narrate, &request, viewer)
+            .await
+            .map_err(CliError::from)
+    }
+    .await;
+    if let Err(e) = outcome {
+        output::narrate(&format!(
+            "[status] warning: could not refresh {}: {e}; run `review status --publish` to set it again",
+            review_core::status::STATUS_CONTEXT
+        ));
     }
 }

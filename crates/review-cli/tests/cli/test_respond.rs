@@ -340,3 +340,25 @@ async fn a_spent_rate_limit_stops_the_replies_instead_of_trying_each() {
     );
     assert!(github.mutations().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pending_review_of_the_viewer_stops_the_replies_before_any_post() {
+    let (env, github) = setup().await;
+    github.add_pending_review(
+        &review_core::model::RepoId::parse("acme/widgets").unwrap(),
+        1,
+    );
+    let out = respond(&env, &github);
+    assert_eq!(out.code, 4, "{}\n{}", out.stdout, out.stderr);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(said.contains("submit or discard the draft"), "{said}");
+    assert_eq!(replies_posted(&github), 0);
+    assert!(
+        !github
+            .mutations()
+            .iter()
+            .any(|m| matches!(m, Mutation::Resolve(..))),
+        "nothing resolved either: {:?}",
+        github.mutations()
+    );
+}
