@@ -531,3 +531,19 @@ async fn a_refresh_that_fails_warns_and_leaves_the_resolve_done() {
     );
     assert_eq!(github.posted_statuses().len(), 1, "the old one stands");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_that_may_not_read_statuses_resolves_without_a_warning() {
+    let env = TestEnvironment::new();
+    crate::common::git(env.dir(), &["init", "-q", "-b", "feature"]);
+    let github = github_with(finding_on_t1(), vec![FakeCheck::passed("ci")]).await;
+    github.inject(review_test_support::github::Fault::ServerError {
+        operation: Some("rest:statuses".to_owned()),
+        status: 403,
+        times: 100,
+    });
+    let out = respond_resolving(&env, &github);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stderr.contains("[status]"), "{}", out.stderr);
+    assert!(github.posted_statuses().is_empty());
+}
