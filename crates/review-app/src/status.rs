@@ -254,6 +254,13 @@ pub trait StatusPublisher {
         state: Published,
         description: &str,
     ) -> impl Future<Output = Result<(), Self::Error>>;
+
+    /// Who set the standing `review/status` of commit `head_sha`: a login, `None` when the
+    /// commit has none.
+    fn published_by(
+        &self,
+        head_sha: &str,
+    ) -> impl Future<Output = Result<Option<String>, Self::Error>>;
 }
 
 /// The longest description a commit status keeps.
@@ -270,4 +277,90 @@ pub async fn publish<P: StatusPublisher>(
         .await
         .map_err(AppError::port)?;
     Ok(state)
+}
+
+/// Whether two logins name one account: GitHub's REST API says `github-actions[bot]` where
+/// GraphQL says `github-actions`; case does not count.
+fn same_account(a: &str, b: &str) -> bool {
+    let bare = |l: &str| {
+        let l = l.trim();
+        l.strip_suffix("[bot]").unwrap_or(l).to_ascii_lowercase()
+    };
+    !bare(a).is_empty() && bare(a) == bare(b)
+}
+
+/// What [`refresh`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refreshed {
+    /// The head carries no `review/status` of the viewer's: nothing was published.
+    NotOurs,
+    /// The new verdict was published over the viewer's own.
+    Published {
+        /// The verdict published.
+        verdict: Verdict,
+        /// Its commit state.
+        state: Published,
+    },
+}
+
+/// Keeps a published verdict true after the tool changed the pull request itself (resolving a
+/// thread through the API starts no workflow that would evaluate it again): when the head
+/// already carries a `review/status` that `viewer` set, the verdict is evaluated again and
+/// published over it through [`publish`]. Where no status of the viewer's stands (none, or
+/// another account's), nothing is published: the user never asked for one. An unknown viewer
+/// publishes nothing. `head` is the pull request's head as the caller read it (resolving moves
+/// no head): who set its status is the one look made before the full read.
+///
+/// # Errors
+/// [`AppError`] when a read, the look at the head's status or the publish fails; the caller
+/// warns, its own work stands.
+pub async fn refresh<R, P, S, N>(
+    read: &R,
+    probe: &P,
+    publisher: &S,
+    narrator: &N,
+    request: &StatusRequest,
+    viewer: Option<&str>,
+    head: &str,
+) -> Result<Refreshed, AppError>
+where
+    R: FullRead,
+    P: ChangeProbe,
+    S: StatusPublisher,
+    N: Narrator + ?Sized,
+{
+    let Some(viewer) = viewer.filter(|v| !v.trim().is_empty()) else {
+        return Ok(Refreshed::NotOurs);
+    };
+    // The cheap look first: who set the head's status; the full read only for ours.
+    let mut memo = ProbeMemo::Null;
+    let by = publisher.published_by(head).await.map_err(AppError::port)?;
+    if !by.is_some_and(|by| same_account(&by, viewer)) {
+        return Ok(Refreshed::NotOurs);
+    }
+    let status = status(read, probe, &mut memo, request).await?;
+    let state = publish(publisher, &status).await?;
+    narrator.narrate(&format!(
+        "[status] refreshed {}: {}",
+        core_status::STATUS_CONTEXT,
+        status.verdict
+    ));
+    Ok(Refreshed::Published {
+        verdict: status.verdict,
+        state,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_account;
+
+    #[test]
+    fn an_app_is_one_account_under_both_of_its_logins() {
+        assert!(same_account("github-actions[bot]", "github-actions"));
+        assert!(same_account("Dana", "dana"));
+        assert!(!same_account("dana", "dan"));
+        assert!(!same_account("", ""));
+        assert!(!same_account("[bot]", ""));
+    }
 }

@@ -196,12 +196,23 @@ pub fn resolved_threads(vcs: &GitVcs, repo: &RepoId, number: u64) -> BTreeSet<Th
 pub struct AuditedHost {
     inner: GitHubHost,
     audit: Audit,
+    /// Threads resolved through this host, for the refresh of a published `review/status`.
+    resolved: std::sync::atomic::AtomicUsize,
 }
 
 impl AuditedHost {
     /// `inner`, recording into `audit`.
     pub fn new(inner: GitHubHost, audit: Audit) -> Self {
-        Self { inner, audit }
+        Self {
+            inner,
+            audit,
+            resolved: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// How many threads were resolved through this host.
+    pub fn resolved(&self) -> usize {
+        self.resolved.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// [`GitHubHost::reply_in_own_words`], recorded.
@@ -231,6 +242,10 @@ impl ReviewHost for AuditedHost {
         let results = self.inner.resolve_threads(threads).await;
         for (id, r) in threads.iter().zip(&results) {
             self.audit.host("resolve", &id.0, r, "");
+            if r.is_ok() {
+                self.resolved
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
         }
         results
     }

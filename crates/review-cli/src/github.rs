@@ -32,7 +32,7 @@ use crate::git;
 use crate::output;
 
 /// A pull request on a host, and a client to reach it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Connection {
     /// The GraphQL client.
     pub client: Client,

@@ -81,7 +81,9 @@ pub async fn respond(
             labels: &labels,
         }),
     };
-    Ok(ports.respond(&Narration, pr, source, automation).await?)
+    let responded = ports.respond(&Narration, pr, source, automation).await?;
+    crate::statusing::refresh_if_resolved(conn, &host, automation, pr).await;
+    Ok(responded)
 }
 
 /// The local history through git: a commit's full id, ancestry, the PR's fix commits by their

@@ -5,6 +5,10 @@
 use review_core::status::Status;
 use review_github::probe::ProbeError;
 
+use crate::commands::common;
+use crate::error::CliError;
+use crate::github::Connection;
+use crate::output;
 use crate::watching::LivePr;
 
 /// The JSON `review status --json` prints.
@@ -50,5 +54,96 @@ impl review_app::status::StatusPublisher for LivePr {
         self.rest()
             .set_status(&self.conn().repo, head_sha, &status)
             .await
+    }
+
+    async fn published_by(&self, head_sha: &str) -> Result<Option<String>, ProbeError> {
+        match self
+            .rest()
+            .status_creator(
+                &self.conn().repo,
+                head_sha,
+                review_core::status::STATUS_CONTEXT,
+            )
+            .await
+        {
+            // A token that may not read commit statuses (403 or 404 there) cannot have set
+            // one: none of the viewer's stands, and there is nothing to warn about.
+            Err(ProbeError::Http { status: 403, .. } | ProbeError::NotFound { .. }) => Ok(None),
+            other => other,
+        }
+    }
+}
+
+/// [`refresh_after_resolving`] on `pr` (as read before the resolves) when `host` resolved a
+/// thread; nothing otherwise.
+pub async fn refresh_if_resolved(
+    conn: &Connection,
+    host: &crate::audit::AuditedHost,
+    automation: &review_core::gate::AutomationSettings,
+    pr: &review_core::model::PullRequest,
+) {
+    if host.resolved() > 0 {
+        refresh_after_resolving(conn, automation, pr).await;
+    }
+}
+
+/// The threads the review loop escalated, with why, from its decisions file in `vcs`'s clone
+/// (none outside one).
+pub fn loop_escalations(
+    vcs: Option<&crate::git::GitVcs>,
+    repo: &review_core::model::RepoId,
+    number: u64,
+) -> Result<Vec<(review_core::model::ThreadId, String)>, CliError> {
+    let Some(vcs) = vcs else {
+        return Ok(Vec::new());
+    };
+    Ok(crate::loop_files::LoopFiles::new(vcs, repo, number)?
+        .load_decisions()?
+        .escalated
+        .into_iter()
+        .map(|e| (review_core::model::ThreadId(e.thread_id), e.reason))
+        .collect())
+}
+
+/// After a command resolved threads on GitHub: the verdict published as `review/status`, if
+/// the viewer published one on the head, evaluated again and published over it
+/// ([`review_app::status::refresh`]), with the user's expected bots and denied paths. A
+/// failure is a warning: the command's own work stands.
+pub async fn refresh_after_resolving(
+    conn: &Connection,
+    automation: &review_core::gate::AutomationSettings,
+    pr: &review_core::model::PullRequest,
+) {
+    let outcome = async {
+        let config = crate::config::current()?;
+        let vcs = common::clone_here()?;
+        let request = review_app::status::StatusRequest {
+            expected_bots: crate::config::merged(&[], &config.expect_bots),
+            ignore_checks: Vec::new(),
+            denied_paths: crate::config::merged(&[], &config.deny),
+            now: Some(review_app::watch::Clock::now(
+                &crate::watching::TerminalClock,
+            )),
+            escalated: loop_escalations(vcs.as_ref(), &pr.repo, pr.number)?,
+        };
+        let live = LivePr::new(conn.clone(), automation.clone(), vcs)?;
+        review_app::status::refresh(
+            &live,
+            &live,
+            &live,
+            &output::Narrate,
+            &request,
+            pr.viewer.as_deref(),
+            &pr.head_sha.0,
+        )
+        .await
+        .map_err(CliError::from)
+    }
+    .await;
+    if let Err(e) = outcome {
+        output::narrate(&format!(
+            "[status] warning: could not refresh {}: {e}; run `review status --publish` to set it again",
+            review_core::status::STATUS_CONTEXT
+        ));
     }
 }

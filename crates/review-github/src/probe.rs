@@ -691,12 +691,7 @@ impl Probe {
         sha: &str,
         status: &NewStatus,
     ) -> Result<(), ProbeError> {
-        if sha.is_empty() || sha.len() > 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(ProbeError::Build(format!(
-                "{:?} is not a commit id",
-                shorten(sha)
-            )));
-        }
+        check_commit_id(sha)?;
         let path = format!(
             "{}/repos/{}/{}/statuses/{sha}",
             self.prefix,
@@ -747,6 +742,49 @@ impl Probe {
                 },
             )
             .await
+    }
+
+    /// Who set the latest commit status with `context` on commit `sha` of `repo` (`GET
+    /// /repos/{o}/{r}/commits/{sha}/statuses`, newest first): the creator's login, `None` when
+    /// the commit has no status with that context (in the newest hundred) or GitHub names no
+    /// creator.
+    ///
+    /// # Errors
+    /// A [`ProbeError`]: the token refused, no such commit, GitHub unavailable, an answer that
+    /// is not a list of statuses.
+    pub async fn status_creator(
+        &self,
+        repo: &RepoId,
+        sha: &str,
+        context: &str,
+    ) -> Result<Option<String>, ProbeError> {
+        check_commit_id(sha)?;
+        let path = format!(
+            "/repos/{}/{}/commits/{sha}/statuses?per_page=100",
+            path_segment(&repo.owner),
+            path_segment(&repo.name)
+        );
+        let mut requests = 0;
+        let Fetched::Fresh { body, .. } = self.get(&path, None, &mut requests).await? else {
+            return Err(malformed(
+                &path,
+                "304 Not Modified to a request without an ETag",
+            ));
+        };
+        let json: serde_json::Value = serde_json::from_str(&body)
+            .map_err(|e| malformed(&path, &format!("{e}: {}", shorten(&body))))?;
+        let items = json
+            .as_array()
+            .ok_or_else(|| malformed(&path, "not a list of statuses"))?;
+        // Newest first: the first with the context is the one that stands.
+        Ok(items
+            .iter()
+            .find(|s| s.get("context").and_then(serde_json::Value::as_str) == Some(context))
+            .and_then(|s| s.get("creator"))
+            .and_then(|c| c.get("login"))
+            .and_then(serde_json::Value::as_str)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned))
     }
 
     /// Asks `path` (with the cached `ETag`, if any) and gives the summary, fresh or cached.
@@ -871,6 +909,17 @@ fn read(path: &str, answer: Answer) -> Verdict<Fetched, ProbeError> {
             message: error_message(&answer.body),
         },
     })
+}
+
+/// `Ok` for a commit id that can go in a path: 1 to 64 hex digits.
+fn check_commit_id(sha: &str) -> Result<(), ProbeError> {
+    if sha.is_empty() || sha.len() > 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(ProbeError::Build(format!(
+            "{:?} is not a commit id",
+            shorten(sha)
+        )));
+    }
+    Ok(())
 }
 
 fn malformed(path: &str, reason: &str) -> ProbeError {

@@ -480,5 +480,7 @@ async fn finish(
         store: &store,
         history: &GitHistory(vcs),
     };
-    Ok(ports.finish(&Narration, pr, automation).await?)
+    let tally = ports.finish(&Narration, pr, automation).await?;
+    crate::statusing::refresh_if_resolved(conn, &host, automation, pr).await;
+    Ok(tally)
 }

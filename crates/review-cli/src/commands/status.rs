@@ -106,15 +106,7 @@ pub async fn run(args: StatusArgs) -> Result<(), CliError> {
     let label = format!("{}#{}", conn.repo, conn.number);
     let vcs = common::clone_here()?;
     // The review loop's escalations, when its decisions are kept in this clone.
-    let escalated = match &vcs {
-        Some(v) => crate::loop_files::LoopFiles::new(v, &conn.repo, conn.number)?
-            .load_decisions()?
-            .escalated
-            .into_iter()
-            .map(|e| (review_core::model::ThreadId(e.thread_id), e.reason))
-            .collect(),
-        None => Vec::new(),
-    };
+    let escalated = crate::statusing::loop_escalations(vcs.as_ref(), &conn.repo, conn.number)?;
     let live = LivePr::new(conn, automation, vcs)?;
     let request = StatusRequest {
         expected_bots: crate::config::merged(

@@ -520,6 +520,9 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     if let Some(watcher) = watcher {
         watcher.abort();
     }
+    if let (Some(conn), Some(host)) = (&connection, &host) {
+        crate::statusing::refresh_if_resolved(conn, host, &settings.triage.automation, &pr).await;
+    }
     let triaged = match outcome.map_err(triaging::cli_error)? {
         triage::Outcome::Closed(closed) => return print_closed(&closed, &settings),
         triage::Outcome::Triaged(triaged) => triaged,

@@ -340,3 +340,153 @@ async fn a_spent_rate_limit_stops_the_replies_instead_of_trying_each() {
     );
     assert!(github.mutations().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pending_review_of_the_viewer_stops_the_replies_before_any_post() {
+    let (env, github) = setup().await;
+    github.add_pending_review(
+        &review_core::model::RepoId::parse("acme/widgets").unwrap(),
+        1,
+    );
+    let out = respond(&env, &github);
+    assert_eq!(out.code, 4, "{}\n{}", out.stdout, out.stderr);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(said.contains("submit or discard the draft"), "{said}");
+    assert_eq!(replies_posted(&github), 0);
+    assert!(
+        !github
+            .mutations()
+            .iter()
+            .any(|m| matches!(m, Mutation::Resolve(..))),
+        "nothing resolved either: {:?}",
+        github.mutations()
+    );
+}
+
+/// `review ARGS 1 --repo acme/widgets` in `env`'s clone; it must succeed.
+fn step(env: &TestEnvironment, github: &FakeGitHub, args: &[&str]) -> crate::common::Output {
+    let mut full = args.to_vec();
+    full.extend(["1", "--repo", "acme/widgets"]);
+    let out = crate::attack2_support::run(crate::attack2_support::review(
+        env.dir(),
+        env.dir(),
+        github,
+        &full,
+    ));
+    assert_eq!(out.code, 0, "{args:?}: {}\n{}", out.stdout, out.stderr);
+    out
+}
+
+// A Copilot thread and a CodeQL one, both decided VALID and fixed by one round commit that is
+// the pull request's head: Copilot reads no replies, so its thread is resolved without one;
+// CodeQL resolves its own fixed threads, so its thread is left to it (the channels table).
+#[tokio::test(flavor = "multi_thread")]
+async fn settled_decisions_reach_each_bot_on_its_own_channel() {
+    use crate::common::{commit, git_out};
+    let env = TestEnvironment::new();
+    let dir = env.dir();
+    git(dir, &["init", "-q", "-b", "feature"]);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("src/cache.rs"), "pub struct Cache;\n").unwrap();
+    git(dir, &["add", "."]);
+    commit(dir, "start");
+    let start = git_out(dir, &["rev-parse", "HEAD"]);
+    let github = FakeGitHub::start().await;
+    github.set_viewer("dana");
+    github.add_pull_request(
+        PrBuilder::new()
+            .with_pr(|p| p.head_sha.0.clone_from(&start))
+            .thread(
+                "COP",
+                "src/cache.rs",
+                1,
+                &[(
+                    bot("copilot-pull-request-reviewer"),
+                    "The cache never evicts: bound it.",
+                )],
+            )
+            .thread(
+                "CQL",
+                "src/cache.rs",
+                1,
+                &[(
+                    bot("github-advanced-security"),
+                    "## Uncontrolled data used in path expression\n\nThis path depends on a user-provided value.",
+                )],
+            )
+            .build(),
+    );
+    github.set_checks(
+        &crate::attack2_support::repo(),
+        1,
+        vec![review_test_support::github::FakeCheck::passed("ci")],
+    );
+
+    step(&env, &github, &["watch", "--once"]);
+    let watch: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::common::state_file(dir, "watch")).unwrap(),
+    )
+    .unwrap();
+    let pending = watch["pending"].as_array().cloned().unwrap_or_default();
+    assert_eq!(pending.len(), 2, "{watch}");
+    std::fs::write(
+        dir.join("answer.json"),
+        r#"{"verdict": "VALID", "reasoning": "the cache now evicts its oldest entry when full",
+            "evidence": ["src/cache.rs:1"], "fixSketch": "an LRU bound"}"#,
+    )
+    .unwrap();
+    for p in &pending {
+        let fp = p["fingerprint"].as_str().unwrap();
+        step(
+            &env,
+            &github,
+            &["decide", "--finding", fp, "--answer", "answer.json"],
+        );
+    }
+    std::fs::write(
+        dir.join("src/cache.rs"),
+        "pub struct Cache { max: usize }\n",
+    )
+    .unwrap();
+    step(&env, &github, &["commit-round", "--check-cmd", "true"]);
+    let fixed = git_out(dir, &["rev-parse", "HEAD"]);
+    crate::attack2_support::move_head(&github, &fixed);
+
+    let out = step(&env, &github, &["respond", "--from-decisions"]);
+    assert!(
+        !github
+            .mutations()
+            .iter()
+            .any(|m| matches!(m, Mutation::Reply(..))),
+        "no reply to either bot: {:?}",
+        github.mutations()
+    );
+    let resolved: Vec<ThreadId> = github
+        .mutations()
+        .into_iter()
+        .filter_map(|m| match m {
+            Mutation::Resolve(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(resolved, [ThreadId::from("COP")], "{}", out.stdout);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(said.contains("does not read replies"), "{said}");
+    let decisions: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::common::state_file(dir, "decisions")).unwrap(),
+    )
+    .unwrap();
+    let settled: std::collections::BTreeMap<String, String> = decisions["seen"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|d| {
+            (
+                d["threadId"].as_str().unwrap().to_owned(),
+                d["settled"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(settled["COP"], "resolvedWithoutReply", "{decisions}");
+    assert_eq!(settled["CQL"], "leftToBot", "{decisions}");
+}

@@ -485,3 +485,128 @@ async fn a_finding_the_loop_escalated_requires_action() {
         "{v}"
     );
 }
+
+/// `review respond` with one reply that resolves `T1`, against both of the fake's endpoints.
+fn respond_resolving(env: &TestEnvironment, github: &FakeGitHub) -> Output {
+    env.write(
+        "replies.json",
+        r#"[{"threadId": "T1", "replyBody": "Not applying this — the bound is right.", "resolve": true}]"#,
+    );
+    let graphql = github.graphql_url();
+    let rest = github.rest_url();
+    env.run_with(
+        &[
+            "respond",
+            "1",
+            "--repo",
+            "acme/widgets",
+            "--replies",
+            "replies.json",
+        ],
+        &[
+            ("GITHUB_GRAPHQL_URL", graphql.as_str()),
+            ("GITHUB_API_URL", rest.as_str()),
+        ],
+    )
+}
+
+fn finding_on_t1() -> review_core::model::PullRequest {
+    PrBuilder::new()
+        .thread("T1", "src/lib.rs", 3, &[(bot("coderabbitai"), CRITICAL)])
+        .build()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_verdict_the_viewer_published_is_refreshed_once_the_tool_resolves_a_thread() {
+    let env = TestEnvironment::new();
+    crate::common::git(env.dir(), &["init", "-q", "-b", "feature"]);
+    let github = github_with(finding_on_t1(), vec![FakeCheck::passed("ci")]).await;
+    assert_eq!(status(&env, &github, &["--publish"]).code, 8);
+    assert_eq!(github.posted_statuses()[0]["state"], "failure");
+
+    let out = respond_resolving(&env, &github);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains("[status] refreshed review/status: READY"),
+        "{}",
+        out.stderr
+    );
+    let posted = github.posted_statuses();
+    assert_eq!(posted.len(), 2, "{posted:?}");
+    assert_eq!(posted[1]["context"], "review/status");
+    assert_eq!(posted[1]["state"], "success");
+    assert_eq!(posted[1]["description"], "READY");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_status_is_published_after_resolving_where_the_viewer_never_published_one() {
+    // None on the head at all.
+    let env = TestEnvironment::new();
+    crate::common::git(env.dir(), &["init", "-q", "-b", "feature"]);
+    let github = github_with(finding_on_t1(), vec![FakeCheck::passed("ci")]).await;
+    let out = respond_resolving(&env, &github);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(github.posted_statuses().is_empty());
+    assert!(!out.stderr.contains("[status]"), "{}", out.stderr);
+
+    // One of another account's (a CI job's) under the same name: not ours to overwrite.
+    let env = TestEnvironment::new();
+    crate::common::git(env.dir(), &["init", "-q", "-b", "feature"]);
+    let github = github_with(
+        finding_on_t1(),
+        vec![
+            FakeCheck::passed("ci"),
+            FakeCheck::status("review/status", "failure"),
+        ],
+    )
+    .await;
+    let out = respond_resolving(&env, &github);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(github.posted_statuses().is_empty());
+    assert!(!out.stderr.contains("[status]"), "{}", out.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refresh_that_fails_warns_and_leaves_the_resolve_done() {
+    let env = TestEnvironment::new();
+    crate::common::git(env.dir(), &["init", "-q", "-b", "feature"]);
+    let github = github_with(finding_on_t1(), vec![FakeCheck::passed("ci")]).await;
+    assert_eq!(status(&env, &github, &["--publish"]).code, 8);
+    github.inject(review_test_support::github::Fault::ServerError {
+        operation: Some("rest:statuses".to_owned()),
+        status: 502,
+        times: 100,
+    });
+    let out = respond_resolving(&env, &github);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("could not refresh review/status"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        github
+            .mutations()
+            .contains(&review_test_support::Mutation::Resolve(
+                review_core::model::ThreadId::from("T1")
+            ))
+    );
+    assert_eq!(github.posted_statuses().len(), 1, "the old one stands");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_that_may_not_read_statuses_resolves_without_a_warning() {
+    let env = TestEnvironment::new();
+    crate::common::git(env.dir(), &["init", "-q", "-b", "feature"]);
+    let github = github_with(finding_on_t1(), vec![FakeCheck::passed("ci")]).await;
+    github.inject(review_test_support::github::Fault::ServerError {
+        operation: Some("rest:statuses".to_owned()),
+        status: 403,
+        times: 100,
+    });
+    let out = respond_resolving(&env, &github);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stderr.contains("[status]"), "{}", out.stderr);
+    assert!(github.posted_statuses().is_empty());
+}

@@ -11,6 +11,7 @@
 //! | `/repos/{o}/{r}/pulls/{n}/comments` | its review comments, thread by thread |
 //! | `/repos/{o}/{r}/commits/{sha}/check-runs` | `{total_count, check_runs}` |
 //! | `/repos/{o}/{r}/commits/{sha}/status` | the combined status `{state, statuses, ...}` |
+//! | `/repos/{o}/{r}/commits/{sha}/statuses` | the commit's statuses, newest first, each with its `creator` (the viewer who posted it; `ci-bot` for one set with the checks) |
 //! | `POST /repos/{o}/{r}/statuses/{sha}` | sets a commit status (one per context, the latest wins; `422` for a state GitHub does not know or a description over 140 characters) |
 //!
 //! Lists honour `per_page` (default 30, at most 100) and `page`, with a `Link` header naming
@@ -41,7 +42,7 @@ use super::state::{self, PrEntry, State};
 /// `operation: Some("rest")` hits the next REST requests only (one with `None` hits any
 /// request). A request also answers to `rest:` and its route, to aim at one route:
 /// `rest:pull`, `rest:issue-comments`, `rest:reviews`, `rest:review-comments`,
-/// `rest:check-runs`, `rest:status`.
+/// `rest:check-runs`, `rest:status`, `rest:statuses`.
 pub const REST_OPERATION: &str = "rest";
 
 /// GitHub's primary REST budget for a user token, in requests per hour.
@@ -311,6 +312,11 @@ fn post_status(st: &mut State, request: &Request) -> (u16, ResponseTemplate) {
     {
         e.pr.checks = FakeCheck::rollup(&checks);
     }
+    let creator = st.viewer.clone();
+    st.status_creators.insert(
+        (repo.clone(), (*sha).to_owned(), context.to_owned()),
+        creator,
+    );
     st.checks.insert((repo, (*sha).to_owned()), checks);
     st.posted_statuses.push(body.clone());
     let answer = json!({
@@ -331,6 +337,7 @@ enum Route {
     ReviewComments(u64),
     CheckRuns(String),
     Status(String),
+    Statuses(String),
 }
 
 impl Route {
@@ -343,6 +350,7 @@ impl Route {
             Self::ReviewComments(_) => "review-comments",
             Self::CheckRuns(_) => "check-runs",
             Self::Status(_) => "status",
+            Self::Statuses(_) => "statuses",
         }
     }
 }
@@ -362,6 +370,7 @@ fn route(path: &str) -> Option<(String, String, Route)> {
         ["pulls", n, "comments"] => Route::ReviewComments(number(n)?),
         ["commits", sha, "check-runs"] => Route::CheckRuns((*sha).to_owned()),
         ["commits", sha, "status"] => Route::Status((*sha).to_owned()),
+        ["commits", sha, "statuses"] => Route::Statuses((*sha).to_owned()),
         _ => return None,
     };
     Some(((*owner).to_owned(), (*name).to_owned(), route))
@@ -598,6 +607,30 @@ fn serve(st: &State, owner: &str, name: &str, route: &Route, paging: Paging) -> 
                 })
                 .collect();
             Ok((combined_status_json(repo, sha, &statuses), false))
+        }
+        Route::Statuses(sha) => {
+            // Newest first, as GitHub lists them: the fake keeps one per context, latest last.
+            let checks = checks_of(st, repo, sha)?;
+            let items: Vec<Json> = checks
+                .iter()
+                .rev()
+                .filter_map(|c| match c {
+                    FakeCheck::Status { context, state } => {
+                        let creator = st
+                            .status_creators
+                            .get(&(repo.clone(), sha.clone(), context.clone()))
+                            .map_or("ci-bot", String::as_str);
+                        Some(json!({
+                            "id": rest_id(context),
+                            "context": context,
+                            "state": state,
+                            "creator": {"login": creator, "type": "User"},
+                        }))
+                    }
+                    FakeCheck::Run { .. } => None,
+                })
+                .collect();
+            Ok(list(items, paging))
         }
     }
 }

@@ -106,6 +106,10 @@ pub(crate) struct State {
     pub checks: BTreeMap<(RepoId, String), Vec<FakeCheck>>,
     /// The bodies of the commit statuses posted, in order.
     pub posted_statuses: Vec<serde_json::Value>,
+    /// Who posted each commit status through the REST route, by repository, commit and
+    /// context (the viewer at the time); a status set with the checks has none and is shown as
+    /// the CI's.
+    pub status_creators: BTreeMap<(RepoId, String, String), String>,
     /// Every REST request received, in order.
     pub rest: Vec<RestRecorded>,
     /// Files by repository and commit, then path: what `Repository.object` serves.
@@ -158,6 +162,7 @@ impl State {
             clock: 0,
             checks: BTreeMap::new(),
             posted_statuses: Vec::new(),
+            status_creators: BTreeMap::new(),
             rest: Vec::new(),
             files: BTreeMap::new(),
             issues: BTreeMap::new(),

@@ -487,3 +487,33 @@ async fn the_enterprise_prefix_serves_the_same_routes() {
     assert_eq!(answer.json()["number"], 1);
     assert_eq!(github.rest_log()[0].path, format!("/api/v3{PULL}"));
 }
+
+#[tokio::test]
+async fn a_commits_statuses_name_who_set_each_newest_first() {
+    let github = github().await;
+    github.set_checks(&acme(), 1, vec![FakeCheck::status("ci/legacy", "success")]);
+    github.set_viewer("dana");
+    let posted = crate::client::post_raw(
+        &format!(
+            "{}/repos/acme/widgets/statuses/{HEAD_SHA}",
+            github.rest_url()
+        ),
+        HEADERS,
+        r#"{"state": "failure", "context": "review/status", "description": "ACTION_REQUIRED"}"#,
+    );
+    assert_eq!(posted.status, 201, "{}", posted.body);
+    let listed = get(&github, &checks_path(HEAD_SHA, "statuses")).json();
+    let seen: Vec<(&Value, &Value, &Value)> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (&s["context"], &s["state"], &s["creator"]["login"]))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (&json!("review/status"), &json!("failure"), &json!("dana")),
+            (&json!("ci/legacy"), &json!("success"), &json!("ci-bot")),
+        ]
+    );
+}
