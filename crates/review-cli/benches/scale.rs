@@ -192,6 +192,11 @@ async fn main() {
                 } else {
                     ("—".to_owned(), "—".to_owned())
                 };
+                let bound = if name == "watch, idle poll" {
+                    "—".to_owned()
+                } else {
+                    bound.to_string()
+                };
                 println!(
                     "| {label} | {latency} ms | {name}{} | {graphql} GraphQL{mutations} + {rest} REST | {bound} | {ratio} | {depth} | {depth_bound} | {} | {:.2} s | {:.1} MiB |",
                     if ok { "" } else { " (FAILED)" },
