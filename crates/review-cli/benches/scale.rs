@@ -1,8 +1,10 @@
 //! How `review` behaves at the scale of the busiest pull requests: generated PRs of 1,000 and
 //! 3,000 threads (with several threads of 150+ comments and bodies of 1-3 KB) served by the fake
 //! GitHub with 0 and 50 ms of latency per request. For `review triage` (plan and apply) and
-//! `review watch` (a first poll, then an idle one) it prints requests, GraphQL points, wall time,
-//! the process's peak memory, and the ratio of requests to the lower bound.
+//! `review watch` (a first poll, then an idle one) it prints requests, the round-trip depth of
+//! the GraphQL requests (how many answers were waited for one after another), GraphQL points,
+//! wall time, the process's peak memory, the ratio of requests to the lower bound, and the
+//! lower bound of the depth (the first page plus the longest chain of later pages).
 //!
 //! ```sh
 //! cargo bench -p review-cli --bench scale
@@ -19,23 +21,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use review_core::model::PullRequest;
-use review_test_support::github::{FakeGitHub, Fault, large_pull_request};
-
-/// The least requests a complete read can take: a page of 100 threads each (the first page
-/// also carries the first pages of reviews and top-level comments), plus the continuation pages
-/// of long threads, plus the pages of reviews and top-level comments beyond their first.
-fn lower_bound(pr: &PullRequest) -> usize {
-    let pages = |n: usize| n.div_ceil(100).max(1);
-    pages(pr.threads.len())
-        + pr.threads
-            .iter()
-            .map(|t| pages(t.comments.len()) - 1)
-            .sum::<usize>()
-        + pages(pr.reviews.len())
-        - 1
-        + pages(pr.comments.len())
-        - 1
-}
+use review_test_support::github::{
+    FakeGitHub, Fault, depth_lower_bound, large_pull_request, requests_lower_bound,
+};
 
 /// A generated PR with bodies padded to 1-3 KB.
 fn generate(threads: usize, per_thread: usize, long: &[(usize, usize)]) -> PullRequest {
@@ -127,13 +115,14 @@ async fn main() {
         ),
     ];
     println!(
-        "| PR | latency | command | requests | lower bound | ratio | GraphQL points | wall | peak memory |"
+        "| PR | latency | command | requests | lower bound | ratio | depth | depth lower bound | GraphQL points | wall | peak memory |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for (label, threads, per, long) in &sizes {
         let pr = generate(*threads, *per, long);
         let comments: usize = pr.threads.iter().map(|t| t.comments.len()).sum();
-        let bound = lower_bound(&pr);
+        let bound = requests_lower_bound(&pr);
+        let depth_bound = depth_lower_bound(&pr);
         for latency in [0u64, 50] {
             let dir = tempfile::tempdir().unwrap();
             git(dir.path(), &["init", "-q", "-b", "feature"]);
@@ -186,6 +175,7 @@ async fn main() {
                 let rest = github.rest_requests();
                 let (wall, peak_kb, ok) = run(dir.path(), &github, &args);
                 let graphql = github.requests().len() - requests;
+                let depth = github.depth_since(requests);
                 let rest = github.rest_requests() - rest;
                 let applied = github.mutations().len() - mutations_before;
                 let mutations = if applied > 0 {
@@ -193,13 +183,22 @@ async fn main() {
                 } else {
                     String::new()
                 };
-                let ratio = if name.starts_with("triage (plan)") || name == "watch, first poll" {
-                    format!("{:.2}", graphql as f64 / bound as f64)
+                let full = name.starts_with("triage (plan)") || name == "watch, first poll";
+                let (ratio, depth_bound) = if full {
+                    (
+                        format!("{:.2}", graphql as f64 / bound as f64),
+                        depth_bound.to_string(),
+                    )
                 } else {
+                    ("—".to_owned(), "—".to_owned())
+                };
+                let bound = if name == "watch, idle poll" {
                     "—".to_owned()
+                } else {
+                    bound.to_string()
                 };
                 println!(
-                    "| {label} | {latency} ms | {name}{} | {graphql} GraphQL{mutations} + {rest} REST | {bound} | {ratio} | {} | {:.2} s | {:.1} MiB |",
+                    "| {label} | {latency} ms | {name}{} | {graphql} GraphQL{mutations} + {rest} REST | {bound} | {ratio} | {depth} | {depth_bound} | {} | {:.2} s | {:.1} MiB |",
                     if ok { "" } else { " (FAILED)" },
                     github.points() - points,
                     wall.as_secs_f64(),

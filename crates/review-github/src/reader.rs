@@ -5,6 +5,13 @@
 //! (ceil(T/100) - 1) + one per extra page of comments of a long thread + the extra pages of
 //! reviews and top-level comments. Nothing per thread.
 //!
+//! After the first page, the independent chains of pages run together: the later pages of
+//! threads, each long thread's later pages of comments (a thread's as soon as the page that
+//! holds it has come), the later pages of reviews and those of top-level comments. At most
+//! [`MAX_IN_FLIGHT`] requests of one reader are in flight at once, so a read takes as many
+//! round trips one after another as its longest chain of pages (plus the first page), not as
+//! many as it has pages. The results keep GitHub's order whatever order the answers come in.
+//!
 //! A page of threads, reviews or comments that cannot be read fails the whole read: a shorter
 //! list would be a silent truncation. A later page of one thread's comments that cannot be read
 //! marks that thread `all_comments_read = false`, and the rules then leave it alone.
@@ -20,13 +27,17 @@
 //!   comments is not fully read; fewer threads, reviews or top-level comments fail the read.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cynic::QueryBuilder;
+use futures::{Stream, StreamExt, TryStreamExt, future, stream};
 use review_core::model::{
     Association, Author, AuthorKind, ChecksState, Comment, CommentId, CommitId, HeadRepo,
     IssueComment, LineRange, Mergeable, PrState, PullRequest, RepoId, Review, ReviewId,
     ReviewState, SubjectType, Thread, ThreadId,
 };
+use tokio::sync::Semaphore;
 
 use crate::client::{ApiError, Client, ClientError, Repeat, Response};
 use crate::queries as q;
@@ -407,16 +418,41 @@ fn vanished(what: &str) -> ReadError {
 /// `totalCount`.
 type Page<T> = Result<(Vec<T>, Option<String>, usize), ReadError>;
 
+/// The most requests one [`Reader`] (and its clones) keeps in flight at once.
+///
+/// Eight answers together cut a large read's wall time to its longest chain of pages, while
+/// staying far below GitHub's guidance of at most 100 concurrent requests per token, so that a
+/// read does not bring on a secondary rate limit by itself.
+pub const MAX_IN_FLIGHT: usize = 8;
+
+/// A request that failed, named after the list it was reading (`what`).
+fn named(e: ReadError, what: &str) -> ReadError {
+    match e {
+        ReadError::Request { source, .. } => ReadError::Request {
+            what: what.to_owned(),
+            source,
+        },
+        other => other,
+    }
+}
+
 /// Reads pull requests completely through a [`Client`].
+///
+/// The pages of one read that do not wait for one another are read concurrently, at most
+/// [`MAX_IN_FLIGHT`] requests at a time (shared by the reader's clones).
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
     client: &'a Client,
+    in_flight: Arc<Semaphore>,
 }
 
 impl<'a> Reader<'a> {
     /// A reader over `client`.
     pub fn new(client: &'a Client) -> Self {
-        Self { client }
+        Self {
+            client,
+            in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
+        }
     }
 
     /// Runs a page query: its data and the errors GitHub gave beside it, for the caller to sort
@@ -430,6 +466,8 @@ impl<'a> Reader<'a> {
         Q: serde::de::DeserializeOwned,
         V: serde::Serialize,
     {
+        // The semaphore is never closed; were it, the request would go without a permit.
+        let _permit = self.in_flight.acquire().await.ok();
         let Response { data, errors } =
             self.client
                 .run(&op, Repeat::Safe)
@@ -492,66 +530,65 @@ impl<'a> Reader<'a> {
             number: int_number,
         };
 
-        // Threads, page by page.
-        let mut threads = threads_of(head.review_threads.nodes, &partial, &what)?;
-        let (more, total) = self
-            .rest_of(
-                next_cursor(&head.review_threads.page_info),
-                count(head.review_threads.total_count),
-                "a page of review threads",
-                |after| self.threads_page(repo_vars, after),
-            )
-            .await?;
-        threads.extend(more);
-        check_total(threads.len(), total, "the review threads")?;
-
-        // The rest of each long thread. A page that fails, or leaves a comment out, leaves the
-        // thread marked partly read.
-        for part in &mut threads {
-            while !part.lost
-                && let Some(after) = part.next.take()
-            {
-                match self.thread_comments(&part.thread.id, Some(after)).await {
-                    Ok(page) => {
-                        part.thread.comments.extend(page.comments);
-                        part.next = page.next;
-                        part.lost = page.lost > 0;
-                    }
-                    Err(_) => part.lost = true,
-                }
-            }
-            part.thread.all_comments_read = part.whole();
-        }
-
-        // Reviews and top-level comments, page by page.
-        let mut reviews = Vec::new();
-        if let Some(connection) = head.reviews {
-            reviews.extend(nodes(connection.nodes, &what)?.into_iter().map(review));
-            let (more, total) = self
-                .rest_of(
-                    next_cursor(&connection.page_info),
-                    count(connection.total_count),
-                    "a page of reviews",
-                    |after| self.reviews_page(repo_vars, after),
-                )
-                .await?;
-            reviews.extend(more);
-            check_total(reviews.len(), total, "the reviews")?;
-        }
-        let mut issue_comments: Vec<IssueComment> = nodes(head.comments.nodes, &what)?
+        // The first pages of reviews and top-level comments, checked before anything else is
+        // asked for.
+        let reviews_first = head
+            .reviews
+            .map(|c| -> Result<_, ReadError> {
+                Ok((
+                    nodes(c.nodes, &what)?
+                        .into_iter()
+                        .map(review)
+                        .collect::<Vec<_>>(),
+                    next_cursor(&c.page_info),
+                    count(c.total_count),
+                ))
+            })
+            .transpose()?;
+        let comments_first: Vec<IssueComment> = nodes(head.comments.nodes, &what)?
             .into_iter()
             .map(issue_comment)
             .collect();
-        let (more, total) = self
-            .rest_of(
-                next_cursor(&head.comments.page_info),
-                count(head.comments.total_count),
-                "a page of PR comments",
-                |after| self.comments_page(repo_vars, after),
-            )
-            .await?;
-        issue_comments.extend(more);
-        check_total(issue_comments.len(), total, "the PR comments")?;
+        let first_threads = threads_of(head.review_threads.nodes, &partial, &what)?;
+
+        // The three chains run together; the first failure fails the read and drops the rest.
+        let reviews = async {
+            let Some((mut reviews, next, total)) = reviews_first else {
+                return Ok(Vec::new());
+            };
+            let (more, total) = self
+                .rest_of(next, total, "a page of reviews", |after| {
+                    self.reviews_page(repo_vars, after)
+                })
+                .await?;
+            reviews.extend(more);
+            check_total(reviews.len(), total, "the reviews")?;
+            Ok(reviews)
+        };
+        let issue_comments = async {
+            let mut issue_comments = comments_first;
+            let (more, total) = self
+                .rest_of(
+                    next_cursor(&head.comments.page_info),
+                    count(head.comments.total_count),
+                    "a page of PR comments",
+                    |after| self.comments_page(repo_vars, after),
+                )
+                .await?;
+            issue_comments.extend(more);
+            check_total(issue_comments.len(), total, "the PR comments")?;
+            Ok(issue_comments)
+        };
+        let (threads, reviews, issue_comments) = futures::try_join!(
+            self.all_threads(
+                repo_vars,
+                first_threads,
+                next_cursor(&head.review_threads.page_info),
+                count(head.review_threads.total_count),
+            ),
+            reviews,
+            issue_comments,
+        )?;
 
         Ok(PullRequest {
             repo: repo.clone(),
@@ -603,34 +640,107 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// The later pages of a connection, from the cursor `next` to its last page, one after
+    /// another: each page's items and the connection's `totalCount` as that page gave it. A page
+    /// that cannot be read ends the stream with its error, the request named `what`.
+    fn pages<'s, T, F, Fut>(
+        next: Option<String>,
+        what: &'s str,
+        page: F,
+    ) -> impl Stream<Item = Result<(Vec<T>, usize), ReadError>> + 's
+    where
+        T: 's,
+        F: FnMut(String) -> Fut + 's,
+        Fut: Future<Output = Page<T>> + 's,
+    {
+        stream::try_unfold((next, page), move |(next, mut page)| async move {
+            let Some(after) = next else {
+                return Ok(None);
+            };
+            let (items, cursor, total) = page(after).await.map_err(|e| named(e, what))?;
+            Ok(Some(((items, total), (cursor, page))))
+        })
+    }
+
     /// Follows a connection's cursors from `next` to its last page; returns the items and the
     /// connection's `totalCount` as the last page gave it (`total` is the first page's). A page
     /// that cannot be read fails the whole read: a shorter list would be a silent truncation.
     async fn rest_of<T, F, Fut>(
         &self,
-        mut next: Option<String>,
-        mut total: usize,
+        next: Option<String>,
+        total: usize,
         what: &str,
-        mut page: F,
+        page: F,
     ) -> Result<(Vec<T>, usize), ReadError>
     where
         F: FnMut(String) -> Fut,
         Fut: Future<Output = Page<T>>,
     {
-        let mut out = Vec::new();
-        while let Some(after) = next.take() {
-            let (items, cursor, count) = page(after).await.map_err(|e| match e {
-                ReadError::Request { source, .. } => ReadError::Request {
-                    what: what.to_owned(),
-                    source,
-                },
-                other => other,
-            })?;
-            out.extend(items);
-            next = cursor;
-            total = count;
+        Self::pages(next, what, page)
+            .try_fold((Vec::new(), total), |(mut out, _), (items, total)| {
+                out.extend(items);
+                future::ready(Ok((out, total)))
+            })
+            .await
+    }
+
+    /// Every thread, in GitHub's order, each with all its comments: the thread pages after
+    /// `first` one after another, and beside them each long thread's later comment pages, started
+    /// as soon as the page that holds the thread has come. Fewer threads than GitHub's
+    /// `totalCount` (`total`, then as the last page gave it) fail the read.
+    async fn all_threads(
+        &self,
+        vars: RepoVars<'_>,
+        first: Vec<PartThread>,
+        next: Option<String>,
+        total: usize,
+    ) -> Result<Vec<PartThread>, ReadError> {
+        let what = "a page of review threads";
+        let total = AtomicUsize::new(total);
+        let later = Self::pages(next, what, |after| self.threads_page(vars, after));
+        let threads: Vec<PartThread> = stream::once(future::ready(Ok((first, 0))))
+            .chain(later.map_ok(|(page, count)| {
+                total.store(count, Ordering::Relaxed);
+                (page, count)
+            }))
+            .map_ok(|(page, _)| {
+                stream::iter(
+                    page.into_iter()
+                        .map(|part| Ok(async { Ok(self.finish(part).await) })),
+                )
+            })
+            .try_flatten()
+            // The requests are bounded by the reader's permits: the buffer only keeps the
+            // threads in order while an earlier long thread is still being read, and never
+            // holds up the next page of threads.
+            .try_buffered(usize::MAX)
+            .try_collect()
+            .await?;
+        check_total(
+            threads.len(),
+            total.load(Ordering::Relaxed),
+            "the review threads",
+        )?;
+        Ok(threads)
+    }
+
+    /// The rest of a long thread, page by page. A page that fails, or leaves a comment out,
+    /// leaves the thread marked partly read.
+    async fn finish(&self, mut part: PartThread) -> PartThread {
+        while !part.lost
+            && let Some(after) = part.next.take()
+        {
+            match self.thread_comments(&part.thread.id, Some(after)).await {
+                Ok(page) => {
+                    part.thread.comments.extend(page.comments);
+                    part.next = page.next;
+                    part.lost = page.lost > 0;
+                }
+                Err(_) => part.lost = true,
+            }
         }
-        Ok((out, total))
+        part.thread.all_comments_read = part.whole();
+        part
     }
 
     async fn threads_page(&self, vars: RepoVars<'_>, after: String) -> Page<PartThread> {

@@ -23,6 +23,10 @@
 //!   nothing remains, else a wait that doubles) a bounded number of times and never past the
 //!   longest allowed wait, or reported at once ([`TransportError::Throttled`]), as the caller
 //!   chooses.
+//! - **Holding together.** A rate limit is the token's, not one request's: while one request
+//!   waits one out, every other request of the same transport (and its clones), those already
+//!   retrying included, holds its next attempt until that wait ends, so concurrent requests do
+//!   not keep hitting a limit one of them has met.
 //!
 //! [`RateLimit`] reads GitHub's rate-limit headers.
 
@@ -557,6 +561,9 @@ pub(crate) struct Request<'a> {
 #[derive(Clone)]
 pub(crate) struct Transport {
     crab: octocrab::Octocrab,
+    /// Until when every request holds its next attempt: the end of the latest wait for a rate
+    /// limit, shared by the clones.
+    hold: Arc<std::sync::Mutex<Option<tokio::time::Instant>>>,
 }
 
 impl std::fmt::Debug for Transport {
@@ -586,7 +593,37 @@ impl Transport {
             .set_read_timeout(read_timeout)
             .build()
             .map_err(|e| TransportError::Build(e.to_string()))?;
-        Ok(Self { crab })
+        Ok(Self {
+            crab,
+            hold: Arc::default(),
+        })
+    }
+
+    /// When the latest wait for a rate limit ends, if one was met.
+    fn held_until(&self) -> Option<tokio::time::Instant> {
+        *self
+            .hold
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Holds every request's next attempt until `until`, unless a later hold stands.
+    fn hold_until(&self, until: tokio::time::Instant) {
+        let mut hold = self
+            .hold
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *hold = Some(hold.map_or(until, |h| h.max(until)));
+    }
+
+    /// Waits until no wait for a rate limit stands.
+    async fn held(&self) {
+        while let Some(until) = self.held_until() {
+            if until <= tokio::time::Instant::now() {
+                return;
+            }
+            tokio::time::sleep_until(until).await;
+        }
     }
 
     /// Sends `request` until `read` makes something of an answer, retrying and waiting as
@@ -602,6 +639,7 @@ impl Transport {
     ) -> Result<T, E> {
         let mut retrier = Retrier::new(retries, request.repeat);
         loop {
+            self.held().await;
             on_attempt(retrier.start());
             let failure = match self.attempt(request).await {
                 Err(why) => Failure::Retry { why, wait: None },
@@ -616,9 +654,13 @@ impl Transport {
                     },
                 },
             };
+            let limited = matches!(failure, Failure::Throttled(_));
             match retrier.after(failure) {
                 Step::Stop(e) => return Err(e.into()),
                 Step::Wait { wait, say } => {
+                    if limited && let Some(until) = tokio::time::Instant::now().checked_add(wait) {
+                        self.hold_until(until);
+                    }
                     if let Some(progress) = progress {
                         progress(&say);
                     }

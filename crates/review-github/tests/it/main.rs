@@ -12,6 +12,7 @@ mod test_contract;
 mod test_drills;
 mod test_env_vars;
 mod test_failures;
+mod test_parallel_read;
 mod test_probe;
 mod test_read;
 mod test_write;

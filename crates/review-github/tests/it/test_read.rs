@@ -4,27 +4,14 @@ use review_core::gate::AutomationSettings;
 use review_core::model::ThreadId;
 use review_github::reader::{ReadError, Reader};
 use review_test_support::PrBuilder;
-use review_test_support::github::{large_pull_request, with_human_reply};
+use review_test_support::github::{large_pull_request, requests_lower_bound, with_human_reply};
 
 use crate::common::{fast_policy, repo, setup};
-
-/// The lower bound of requests for a PR: ceil(T/100) thread pages (at least one), plus the extra
-/// comment pages of long threads, plus the review and top-level comment pages beyond the first.
-fn lower_bound(pr: &review_core::model::PullRequest) -> usize {
-    let pages = |n: usize| n.div_ceil(100).max(1);
-    pages(pr.threads.len())
-        + pr.threads
-            .iter()
-            .map(|t| pages(t.comments.len()) - 1)
-            .sum::<usize>()
-        + (pages(pr.reviews.len()) - 1)
-        + (pages(pr.comments.len()) - 1)
-}
 
 #[tokio::test]
 async fn reads_250_threads_and_finds_the_human_reply_at_comment_140() {
     let pr = with_human_reply(large_pull_request(250, 2, &[(7, 150)]), 7, 140);
-    let expected_requests = lower_bound(&pr);
+    let expected_requests = requests_lower_bound(&pr);
     let s = setup(pr.clone(), fast_policy()).await;
     let read = Reader::new(&s.client)
         .pull_request(&repo(), pr.number)

@@ -184,6 +184,59 @@ pub fn large_pull_request(
         .build()
 }
 
+/// `pr` with submitted reviews added, by the four bots in turn, until it has `count` of them (a
+/// `pr` that has as many keeps its own). The added reviews have ids `PRR_{k}` numbered on from
+/// the reviews already there, bodies naming their number, and times a minute apart; they come
+/// after the existing ones, in the order GitHub lists reviews.
+pub fn with_reviews(mut pr: PullRequest, count: usize) -> PullRequest {
+    let start = pr.reviews.len();
+    let head = pr.head_sha.clone();
+    pr.reviews.extend((start..count).map(|k| Review {
+        id: ReviewId(format!("PRR_{k}")),
+        author: Some(bot(BOTS[k % BOTS.len()])),
+        state: ReviewState::Commented,
+        body: format!("Review {k}: a few findings in this round."),
+        submitted_at: Some(time(k)),
+        commit: Some(head.clone()),
+    }));
+    pr
+}
+
+/// Pages of at most 100 items, at least one (an empty list still answers a page).
+fn pages(n: usize) -> usize {
+    n.div_ceil(100).max(1)
+}
+
+/// The fewest requests a complete read of `pr` takes: one per 100 threads (the first page also
+/// carries the first pages of reviews and top-level comments), plus the later comment pages of
+/// long threads, plus the pages of reviews and top-level comments beyond their first.
+pub fn requests_lower_bound(pr: &PullRequest) -> usize {
+    pages(pr.threads.len())
+        + pr.threads
+            .iter()
+            .map(|t| pages(t.comments.len()) - 1)
+            .sum::<usize>()
+        + (pages(pr.reviews.len()) - 1)
+        + (pages(pr.comments.len()) - 1)
+}
+
+/// The fewest round trips one after another a complete read of `pr` takes: the first page,
+/// then the longest chain of later pages. The pages of threads, of reviews and of top-level
+/// comments are three chains; a long thread's later comment pages follow the page of threads
+/// that holds it.
+pub fn depth_lower_bound(pr: &PullRequest) -> usize {
+    let threads = pr
+        .threads
+        .iter()
+        .enumerate()
+        .map(|(i, t)| i / 100 + pages(t.comments.len()))
+        .max()
+        .unwrap_or(1);
+    threads
+        .max(pages(pr.reviews.len()))
+        .max(pages(pr.comments.len()))
+}
+
 /// Makes comment `comment` of thread `thread` (indexes into `pr.threads` and its comments) a
 /// person's reply: by [`HUMAN_REVIEWER`], typed `User`, with a body that disagrees. The rest of
 /// the thread is left as is; on a long thread of [`large_pull_request`], it becomes the only
@@ -235,6 +288,21 @@ mod tests {
             .map(|(k, _)| k)
             .collect();
         assert_eq!(humans, vec![140]);
+        let pr = with_reviews(pr, 240);
+        assert_eq!(pr.reviews.len(), 240);
+        let mut ids: Vec<&str> = pr.reviews.iter().map(|r| r.id.0.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), 240, "every review id is its own");
+        // 3 pages of threads, one more for thread 7, 2 more of reviews; the chains of threads
+        // and of reviews are both 3 pages long (thread 7's 2 pages start on the first).
+        assert_eq!(requests_lower_bound(&pr), 3 + 1 + 2);
+        assert_eq!(depth_lower_bound(&pr), 3);
+        let empty = PrBuilder::new().build();
+        assert_eq!(
+            (requests_lower_bound(&empty), depth_lower_bound(&empty)),
+            (1, 1)
+        );
         let body = &pr.threads[3].comments[0].body;
         assert!((300..1_000).contains(&body.len()), "{}", body.len());
         let review_ids: Vec<&ReviewId> = pr.reviews.iter().map(|r| &r.id).collect();

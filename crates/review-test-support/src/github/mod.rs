@@ -50,6 +50,7 @@
 //! # });
 //! ```
 
+mod depth;
 mod document;
 mod exec;
 mod generate;
@@ -68,7 +69,10 @@ use review_core::model::{CommentId, PullRequest, RepoId, Review, ReviewId, Revie
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer};
 
-pub use generate::{HUMAN_REVIEWER, large_pull_request, with_human_reply};
+pub use generate::{
+    HUMAN_REVIEWER, depth_lower_bound, large_pull_request, requests_lower_bound, with_human_reply,
+    with_reviews,
+};
 pub use issues::FakeIssue;
 pub use rest::{FakeCheck, REST_OPERATION, RestRecorded};
 
@@ -588,6 +592,30 @@ impl FakeGitHub {
     /// [`FakeGitHub::rest_log`].
     pub fn requests(&self) -> Vec<Recorded> {
         self.state().requests.clone()
+    }
+
+    /// The round-trip depth of every GraphQL request received so far: how many answers the
+    /// client waited for one after another. See [`FakeGitHub::depth_since`].
+    pub fn depth(&self) -> usize {
+        self.depth_since(0)
+    }
+
+    /// The round-trip depth of the GraphQL requests received from the `first`-th on (an index
+    /// into [`FakeGitHub::requests`]): each request's level is 1 + the highest level among
+    /// those whose answer was out before it arrived, and the depth is the highest level.
+    /// Requests in flight together share a level; a strictly sequential run is as deep as it
+    /// has requests. A request's answer is out once computed plus any [`Fault::Slow`] delay,
+    /// so overlap shows only when answers take time: inject a `Fault::Slow` for every request
+    /// (`operation: None`, `times: usize::MAX`) to measure a client's concurrency.
+    pub fn depth_since(&self, first: usize) -> usize {
+        depth::depth(self.state().timings.get(first..).unwrap_or_default())
+    }
+
+    /// The most GraphQL requests that were in flight at once (arrived, their answer not yet
+    /// out), from the `first`-th request on; see [`FakeGitHub::depth_since`] for when an
+    /// answer is out.
+    pub fn peak_in_flight_since(&self, first: usize) -> usize {
+        depth::peak(self.state().timings.get(first..).unwrap_or_default())
     }
 
     /// How many requests named `operation` were received, faulted ones included.

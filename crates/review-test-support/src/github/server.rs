@@ -3,11 +3,12 @@
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value as Json, json};
 use wiremock::{Request, Respond, ResponseTemplate};
 
+use super::depth::Timing;
 use super::document::{self, Document, Operation, Selection};
 use super::exec;
 use super::state::{self, POINTS_PER_HOUR, State};
@@ -25,11 +26,18 @@ pub(crate) struct Responder {
 
 impl Respond for Responder {
     fn respond(&self, request: &Request) -> ResponseTemplate {
+        // Arrival, before waiting for the state: requests sent together arrive together.
+        let start = Instant::now();
         let mut st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let (status, template) = handle(&mut st, request);
+        let (status, template, delay) = handle(&mut st, request);
         if let Some(last) = st.requests.last_mut() {
             last.status = status;
         }
+        let answered = Instant::now();
+        st.timings.push(Timing {
+            start,
+            end: answered.checked_add(delay).unwrap_or(answered),
+        });
         template
     }
 }
@@ -257,8 +265,14 @@ impl Cut {
     }
 }
 
-/// Answers one request, and records it.
-fn handle(st: &mut State, request: &Request) -> (u16, ResponseTemplate) {
+/// Answers one request, and records it; the answer's added delay beside it.
+fn handle(st: &mut State, request: &Request) -> (u16, ResponseTemplate, Duration) {
+    let (delay, answered) = answer(st, request);
+    (answered.0, answered.1, delay.unwrap_or_default())
+}
+
+/// The answer to one request, recorded, and the delay it takes.
+fn answer(st: &mut State, request: &Request) -> (Option<Duration>, (u16, ResponseTemplate)) {
     let body: Option<Json> = serde_json::from_slice(&request.body).ok();
     let query = body
         .as_ref()
@@ -294,8 +308,8 @@ fn handle(st: &mut State, request: &Request) -> (u16, ResponseTemplate) {
     let names: Vec<&str> = operation.as_deref().into_iter().collect();
     let (delay, answer, failing) = take_faults(st, &names, &keys);
     let delayed = |(status, t): (u16, ResponseTemplate)| match delay {
-        Some(d) => (status, t.set_delay(d)),
-        None => (status, t),
+        Some(d) => (delay, (status, t.set_delay(d))),
+        None => (delay, (status, t)),
     };
     match answer {
         Some(Fault::ServerError { status, .. }) => return delayed(html_answer(status)),

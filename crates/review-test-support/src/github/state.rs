@@ -94,6 +94,8 @@ pub(crate) struct State {
     /// When the budget resets, seconds since the epoch.
     pub reset_at: u64,
     pub requests: Vec<Recorded>,
+    /// When each of `requests` arrived and was answered, in the same order.
+    pub timings: Vec<super::depth::Timing>,
     pub mutations: Vec<Mutation>,
     pub faults: Vec<Fault>,
     /// A counter for the ids of created objects.
@@ -155,6 +157,7 @@ impl State {
             points: 0,
             reset_at: now() + 3_600,
             requests: Vec::new(),
+            timings: Vec::new(),
             mutations: Vec::new(),
             faults: Vec::new(),
             next_id: 0,

@@ -4,6 +4,7 @@
 mod client;
 mod queries;
 mod test_contract;
+mod test_depth;
 mod test_faults;
 mod test_old_server;
 mod test_read;
