@@ -84,11 +84,12 @@ fi
 
 # The `status` input: "true" adds the verdict of `review status` to the outputs and the summary;
 # "publish" also sets it as the commit status review/status on the head (the workflow needs
-# `permissions: statuses: write`).
+# `permissions: statuses: write`); "publish-check-run" as a check run review/status instead
+# (`permissions: checks: write`; the Actions token is an App's, so it may).
 case "${REVIEW_STATUS:-false}" in
-  true|publish|false|"") ;;
+  true|publish|publish-check-run|false|"") ;;
   *)
-    echo "::error title=review: status::$(escape "status is \"${REVIEW_STATUS}\": use \"true\", \"publish\" or \"false\"")"
+    echo "::error title=review: status::$(escape "status is \"${REVIEW_STATUS}\": use \"true\", \"publish\", \"publish-check-run\" or \"false\"")"
     exit 2
     ;;
 esac
@@ -199,10 +200,12 @@ fi
 # The verdict, after the triage (which may have resolved threads: GitHub runs no workflow for
 # that, so the status is refreshed here).
 verdict=""
-if [[ "${REVIEW_STATUS:-false}" == "true" || "${REVIEW_STATUS:-false}" == "publish" ]]; then
+if [[ "${REVIEW_STATUS:-false}" == "true" || "${REVIEW_STATUS:-false}" == publish* ]]; then
   status_args=(status "$pr" --repo "$repo" --json)
   if [[ "$REVIEW_STATUS" == "publish" ]]; then
     status_args+=(--publish)
+  elif [[ "$REVIEW_STATUS" == "publish-check-run" ]]; then
+    status_args+=(--publish --publish-as check-run)
   fi
   status_file="$tmp/review-status.json"
   echo "::stop-commands::$stop"

@@ -74,6 +74,55 @@ impl review_app::status::StatusPublisher for LivePr {
     }
 }
 
+/// The verdict published as a check run `review/status` (`--publish-as check-run`): only a
+/// GitHub App's token may create one (the Actions `GITHUB_TOKEN` is), so a token refused (403)
+/// sets the commit status instead, with a warning.
+#[derive(Debug)]
+pub struct CheckRunPublisher<'a>(pub &'a LivePr);
+
+impl review_app::status::StatusPublisher for CheckRunPublisher<'_> {
+    type Error = ProbeError;
+
+    async fn publish(
+        &self,
+        head_sha: &str,
+        state: review_app::status::Published,
+        description: &str,
+    ) -> Result<(), ProbeError> {
+        use review_app::status::Published;
+        let run = review_github::probe::NewCheckRun {
+            name: review_core::status::STATUS_CONTEXT.to_owned(),
+            conclusion: match state {
+                Published::Success => Some("success"),
+                Published::Failure => Some("failure"),
+                Published::Pending => None,
+            },
+            title: description.to_owned(),
+            summary: description.to_owned(),
+        };
+        match self
+            .0
+            .rest()
+            .create_check_run(&self.0.conn().repo, head_sha, &run)
+            .await
+        {
+            Err(ProbeError::Http { status: 403, .. }) => {
+                output::narrate(&format!(
+                    "[status] warning: this token cannot create check runs (only a GitHub App's \
+                     can, such as the Actions GITHUB_TOKEN); setting the commit status {} instead",
+                    review_core::status::STATUS_CONTEXT
+                ));
+                self.0.publish(head_sha, state, description).await
+            }
+            other => other,
+        }
+    }
+
+    async fn published_by(&self, head_sha: &str) -> Result<Option<String>, ProbeError> {
+        self.0.published_by(head_sha).await
+    }
+}
+
 /// [`refresh_after_resolving`] on `pr` (as read before the resolves) when `host` resolved a
 /// thread; nothing otherwise.
 pub async fn refresh_if_resolved(

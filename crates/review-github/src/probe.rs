@@ -248,6 +248,19 @@ pub struct NewStatus {
     pub target_url: Option<String>,
 }
 
+/// A check run to create ([`Probe::create_check_run`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewCheckRun {
+    /// Its name (`review/status`).
+    pub name: String,
+    /// `success`, `failure`, `action_required`, `neutral`, ...; `None`: still in progress.
+    pub conclusion: Option<&'static str>,
+    /// The output's title: one line.
+    pub title: String,
+    /// The output's summary (Markdown).
+    pub summary: String,
+}
+
 /// What one poll found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -692,15 +705,6 @@ impl Probe {
         status: &NewStatus,
     ) -> Result<(), ProbeError> {
         check_commit_id(sha)?;
-        let path = format!(
-            "{}/repos/{}/{}/statuses/{sha}",
-            self.prefix,
-            path_segment(&repo.owner),
-            path_segment(&repo.name)
-        );
-        let uri: http::Uri = path
-            .parse()
-            .map_err(|e| ProbeError::Build(format!("`{path}`: {e}")))?;
         // GitHub refuses a description over 140 characters.
         let description: String = status.description.chars().take(140).collect();
         let mut body = serde_json::json!({
@@ -711,8 +715,28 @@ impl Probe {
         if let Some(url) = &status.target_url {
             body["target_url"] = serde_json::Value::from(url.as_str());
         }
+        self.post(repo, &format!("statuses/{sha}"), &body).await
+    }
+
+    /// `POST` of `body` to `/repos/{o}/{r}/{route}`, retried as a write that may be repeated
+    /// (statuses and check runs: the latest of a name stands).
+    async fn post(
+        &self,
+        repo: &RepoId,
+        route: &str,
+        body: &serde_json::Value,
+    ) -> Result<(), ProbeError> {
+        let path = format!(
+            "{}/repos/{}/{}/{route}",
+            self.prefix,
+            path_segment(&repo.owner),
+            path_segment(&repo.name)
+        );
+        let uri: http::Uri = path
+            .parse()
+            .map_err(|e| ProbeError::Build(format!("`{path}`: {e}")))?;
         let request = Request {
-            method: Method::Post(&body),
+            method: Method::Post(body),
             path: uri,
             timeout: self.policy.request_timeout,
             repeat: Repeat::Safe,
@@ -785,6 +809,36 @@ impl Probe {
             .and_then(serde_json::Value::as_str)
             .filter(|l| !l.is_empty())
             .map(str::to_owned))
+    }
+
+    /// Creates the check run `run` on commit `sha` of `repo` (`POST
+    /// /repos/{o}/{r}/check-runs`). Only a GitHub App's token may (the Actions `GITHUB_TOKEN`
+    /// is one): another token is refused with 403. The latest run of a name on a commit is the
+    /// one a branch protection rule reads, so sending one per verdict is how it is updated.
+    ///
+    /// # Errors
+    /// A [`ProbeError`]: the token refused (401; 403 for a token that is not an App's), a
+    /// commit the repository does not have (422), GitHub unavailable.
+    pub async fn create_check_run(
+        &self,
+        repo: &RepoId,
+        sha: &str,
+        run: &NewCheckRun,
+    ) -> Result<(), ProbeError> {
+        check_commit_id(sha)?;
+        let mut body = serde_json::json!({
+            "name": run.name,
+            "head_sha": sha,
+            "output": {"title": run.title, "summary": run.summary},
+        });
+        match run.conclusion {
+            Some(conclusion) => {
+                body["status"] = "completed".into();
+                body["conclusion"] = conclusion.into();
+            }
+            None => body["status"] = "in_progress".into(),
+        }
+        self.post(repo, "check-runs", &body).await
     }
 
     /// Asks `path` (with the cached `ETag`, if any) and gives the summary, fresh or cached.

@@ -60,6 +60,18 @@ pub struct StatusArgs {
     #[arg(long)]
     publish: bool,
 
+    /// With --publish: as a commit status, or as a check run named `review/status` (only a
+    /// GitHub App's token may create one, such as the Actions GITHUB_TOKEN; another token falls
+    /// back to the commit status, with a warning)
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOW",
+        default_value = "status",
+        requires = "publish"
+    )]
+    publish_as: PublishAs,
+
     /// A bot to wait for until it reviewed the head (repeatable; also `expect-bots` in the
     /// config)
     #[arg(long = "expect-bot", value_name = "LOGIN")]
@@ -163,7 +175,14 @@ pub async fn run(args: StatusArgs) -> Result<(), CliError> {
     };
     output::stdout(&text).map_err(CliError::Output)?;
     if args.publish {
-        match review_app::status::publish(&live, &status).await {
+        let published = match args.publish_as {
+            PublishAs::Status => review_app::status::publish(&live, &status).await,
+            PublishAs::CheckRun => {
+                review_app::status::publish(&crate::statusing::CheckRunPublisher(&live), &status)
+                    .await
+            }
+        };
+        match published {
             Ok(state) => output::narrate(&format!(
                 "[status] set {} to {} on {}",
                 review_core::status::STATUS_CONTEXT,
@@ -193,6 +212,15 @@ pub async fn run(args: StatusArgs) -> Result<(), CliError> {
         Verdict::Ready => Ok(()),
         other => Err(CliError::NotReady { verdict: other }),
     }
+}
+
+/// How `--publish` sets the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PublishAs {
+    /// The commit status `review/status`.
+    Status,
+    /// A check run `review/status`.
+    CheckRun,
 }
 
 /// The verdict for people: the verdict line, the reasons, the notes, the bots.

@@ -1395,6 +1395,15 @@ async fn the_status_input_adds_the_verdict_and_can_publish_it() {
     assert_eq!(posted[0]["context"], "review/status");
     assert_eq!(posted[0]["state"], "failure");
 
+    // As a check run (the Actions token is an App's): no second commit status.
+    let run = runner.triage(&[("status", "publish-check-run")], &github);
+    assert_eq!(run.code, 0, "{}", run.explain());
+    let runs = github.posted_check_runs();
+    assert_eq!(runs.len(), 1, "{}", run.explain());
+    assert_eq!(runs[0]["name"], "review/status");
+    assert_eq!(runs[0]["conclusion"], "failure");
+    assert_eq!(github.posted_statuses().len(), 1);
+
     let run = runner.triage(&[], &github);
     assert_eq!(run.outputs["status"], "", "no verdict without the input");
 

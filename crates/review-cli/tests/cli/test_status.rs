@@ -610,3 +610,53 @@ async fn a_token_that_may_not_read_statuses_resolves_without_a_warning() {
     assert!(!out.stderr.contains("[status]"), "{}", out.stderr);
     assert!(github.posted_statuses().is_empty());
 }
+
+/// `--publish-as check-run` creates a check run `review/status` (an App's token, as in
+/// Actions), which the next verdict does not read as CI; a token that is not an App's sets the
+/// commit status instead, with a warning.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_verdict_published_as_a_check_run_or_as_the_status_where_none_may_be_created() {
+    let env = TestEnvironment::new();
+    let github = github_with(
+        PrBuilder::new()
+            .thread("T1", "src/lib.rs", 3, &[(bot("coderabbitai"), CRITICAL)])
+            .build(),
+        vec![FakeCheck::passed("ci")],
+    )
+    .await;
+    let out = status(&env, &github, &["--publish", "--publish-as", "check-run"]);
+    assert_eq!(out.code, 8, "{}", out.stderr);
+    let runs = github.posted_check_runs();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0]["name"], "review/status");
+    assert_eq!(runs[0]["status"], "completed");
+    assert_eq!(runs[0]["conclusion"], "failure");
+    assert!(
+        runs[0]["output"]["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("ACTION_REQUIRED: a bot finding to fix"),
+        "{runs:?}"
+    );
+    assert!(github.posted_statuses().is_empty());
+    // Its own failing run is not a failing check.
+    let out = status(&env, &github, &["--json"]);
+    assert_eq!(json(&out)["verdict"], "ACTION_REQUIRED", "{}", out.stdout);
+
+    // A token that may not create check runs: the commit status, and a warning.
+    let github = github_with(PrBuilder::new().build(), vec![FakeCheck::passed("ci")]).await;
+    github.refuse_check_runs();
+    let out = status(&env, &github, &["--publish", "--publish-as", "check-run"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("cannot create check runs"),
+        "{}",
+        out.stderr
+    );
+    assert!(github.posted_check_runs().is_empty());
+    assert_eq!(github.posted_statuses()[0]["state"], "success");
+
+    // --publish-as without --publish is a usage error.
+    let out = status(&env, &github, &["--publish-as", "check-run"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+}

@@ -327,6 +327,15 @@ impl FakeGitHub {
             })
             .mount(&server)
             .await;
+        Mock::given(method("POST"))
+            .and(wiremock::matchers::path_regex(
+                r"/repos/[^/]+/[^/]+/check-runs$",
+            ))
+            .respond_with(rest::CheckRunResponder {
+                state: Arc::clone(&state),
+            })
+            .mount(&server)
+            .await;
         Mock::given(wiremock::matchers::path_regex(
             r"/repos/[^/]+/[^/]+/issues$",
         ))
@@ -637,6 +646,17 @@ impl FakeGitHub {
     /// batch counts on its own). A reply absorbed by a pending review counts: GitHub accepted it.
     pub fn mutations(&self) -> Vec<Mutation> {
         self.state().mutations.clone()
+    }
+
+    /// The bodies of the check runs created (`POST .../check-runs`), in order.
+    pub fn posted_check_runs(&self) -> Vec<serde_json::Value> {
+        self.state().posted_check_runs.clone()
+    }
+
+    /// Refuses to create check runs (403), as GitHub does for a token that is not a GitHub
+    /// App's (a personal access token).
+    pub fn refuse_check_runs(&self) {
+        self.state().check_runs_refused = true;
     }
 
     /// The issues of `repo`, oldest first.

@@ -255,6 +255,94 @@ impl Respond for StatusResponder {
     }
 }
 
+/// The wiremock responder for `POST /repos/{o}/{r}/check-runs`: creates a check run as GitHub
+/// does for a GitHub App's token (the latest of a name on a commit stands), or refuses with 403
+/// where [`super::FakeGitHub::refuse_check_runs`] said the token is not an App's.
+#[derive(Debug)]
+pub(crate) struct CheckRunResponder {
+    pub state: Arc<Mutex<State>>,
+}
+
+impl Respond for CheckRunResponder {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let mut st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        st.rest.push(RestRecorded::of(request));
+        let (status, template) = post_check_run(&mut st, request);
+        if let Some(last) = st.rest.last_mut() {
+            last.status = status;
+            last.charged = status == 201;
+        }
+        template
+    }
+}
+
+fn post_check_run(st: &mut State, request: &Request) -> (u16, ResponseTemplate) {
+    if let Some(refused) = refuse_without_user_agent(request) {
+        return refused;
+    }
+    let given = bearer(request);
+    let authorized = match (&given, &st.token) {
+        (None, _) => false,
+        (Some(given), Some(wanted)) => given == wanted,
+        (Some(_), None) => true,
+    };
+    if !authorized {
+        let body = json!({"message": "Bad credentials", "status": "401"});
+        return (401, json_template(st, 401, &body));
+    }
+    if st.check_runs_refused || given.is_some_and(|t| st.read_only.contains(&t)) {
+        let body = json!({"message": "Resource not accessible by integration", "status": "403"});
+        return (403, json_template(st, 403, &body));
+    }
+    let path = request.url.path();
+    let path = path.strip_prefix("/api/v3").unwrap_or(path);
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let ["repos", owner, name, "check-runs"] = segments.as_slice() else {
+        return (404, json_template(st, 404, &not_found().1));
+    };
+    let Some((repo, _)) = st.repo(owner, name) else {
+        return (404, json_template(st, 404, &not_found().1));
+    };
+    let repo = repo.clone();
+    let body: Json = serde_json::from_slice(&request.body).unwrap_or(Json::Null);
+    let text = |k: &str| body.get(k).and_then(Json::as_str).unwrap_or("").to_owned();
+    let (name, sha, status) = (text("name"), text("head_sha"), text("status"));
+    let conclusion = body
+        .get("conclusion")
+        .and_then(Json::as_str)
+        .map(str::to_owned);
+    if name.is_empty()
+        || !matches!(status.as_str(), "queued" | "in_progress" | "completed")
+        || (status == "completed") != conclusion.is_some()
+    {
+        let body = json!({"message": "Validation Failed", "status": "422"});
+        return (422, json_template(st, 422, &body));
+    }
+    let Ok(mut checks) = checks_of(st, &repo, &sha) else {
+        let body = json!({"message": format!("No commit found for SHA: {sha}"), "status": "422"});
+        return (422, json_template(st, 422, &body));
+    };
+    checks.retain(|c| !matches!(c, FakeCheck::Run { name: n, .. } if *n == name));
+    checks.push(FakeCheck::Run {
+        name,
+        status,
+        conclusion,
+    });
+    for e in st
+        .prs
+        .iter_mut()
+        .filter(|e| e.pr.repo == repo && e.pr.head_sha.0 == sha)
+    {
+        e.pr.checks = FakeCheck::rollup(&checks);
+    }
+    st.checks.insert((repo, sha), checks);
+    st.posted_check_runs.push(body.clone());
+    (
+        201,
+        json_template(st, 201, &json!({"id": st.posted_check_runs.len()})),
+    )
+}
+
 /// Sets the status a `POST .../statuses/{sha}` asks for, checking it as GitHub does.
 fn post_status(st: &mut State, request: &Request) -> (u16, ResponseTemplate) {
     if let Some(refused) = refuse_without_user_agent(request) {

@@ -108,6 +108,10 @@ pub(crate) struct State {
     pub checks: BTreeMap<(RepoId, String), Vec<FakeCheck>>,
     /// The bodies of the commit statuses posted, in order.
     pub posted_statuses: Vec<serde_json::Value>,
+    /// The bodies of the check runs created, in order.
+    pub posted_check_runs: Vec<serde_json::Value>,
+    /// Whether check runs are refused (403), as for a token that is not a GitHub App's.
+    pub check_runs_refused: bool,
     /// Who posted each commit status through the REST route, by repository, commit and
     /// context (the viewer at the time); a status set with the checks has none and is shown as
     /// the CI's.
@@ -165,6 +169,8 @@ impl State {
             clock: 0,
             checks: BTreeMap::new(),
             posted_statuses: Vec::new(),
+            posted_check_runs: Vec::new(),
+            check_runs_refused: false,
             status_creators: BTreeMap::new(),
             rest: Vec::new(),
             files: BTreeMap::new(),
