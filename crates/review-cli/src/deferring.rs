@@ -20,6 +20,9 @@ pub struct GitHubIssues<'a> {
     /// The token's owner, whose issues are searched for a key (`None`: anyone's).
     creator: Option<String>,
     audit: Audit,
+    /// The reply ledger, which records each issue opened (`issue:KEY`): a rerun finds it there
+    /// first, however many issues were opened on the repository since.
+    ledger: crate::ledger::LedgerFile,
 }
 
 impl std::fmt::Debug for GitHubIssues<'_> {
@@ -45,6 +48,7 @@ impl<'a> GitHubIssues<'a> {
             probe,
             creator,
             audit: Audit::new(vcs, &conn.repo, conn.number),
+            ledger: crate::ledger::LedgerFile::new(vcs, &conn.repo, conn.number)?,
         })
     }
 }
@@ -73,9 +77,32 @@ fn host_error(what: &str, e: ProbeError) -> HostError {
     }
 }
 
+/// The ledger's entry of the follow-up issue with `key`.
+fn ledger_entry(key: &str) -> String {
+    format!("issue:{key}")
+}
+
+/// The issue a ledger entry records: its link, and the number at the link's end.
+fn recorded(posted: &review_core::reply::Posted) -> Option<IssueRef> {
+    let number = posted.url.rsplit('/').next()?.parse().ok()?;
+    Some(IssueRef {
+        number,
+        url: posted.url.clone(),
+    })
+}
+
 #[async_trait]
 impl IssueTracker for GitHubIssues<'_> {
     async fn find_issue(&self, key: &str) -> Result<Option<IssueRef>, HostError> {
+        // A ledger that cannot be read is no answer: GitHub is asked, as without one.
+        if let Some(issue) = self
+            .ledger
+            .load()
+            .ok()
+            .and_then(|l| l.posted.get(&ledger_entry(key)).and_then(recorded))
+        {
+            return Ok(Some(issue));
+        }
         self.probe
             .find_issue(&self.conn.repo, self.creator.as_deref(), key)
             .await
@@ -88,6 +115,20 @@ impl IssueTracker for GitHubIssues<'_> {
             .open_issue(&self.conn.repo, draft)
             .await
             .map_err(|e| host_error("opening the follow-up issue", e));
+        if let Ok(Opened::Issue(issue)) = &result
+            && let Ok(mut book) = self.ledger.load()
+        {
+            book.posted.insert(
+                ledger_entry(&draft.key),
+                review_core::reply::Posted {
+                    thread: draft.key.clone(),
+                    comment: String::new(),
+                    url: issue.url.clone(),
+                },
+            );
+            // Unrecorded, the issue is still found by its key on GitHub.
+            let _ = self.ledger.save(&book);
+        }
         let (outcome, detail) = match &result {
             Ok(Opened::Issue(issue)) => ("ok", issue.url.clone()),
             Ok(Opened::IssuesOff) => ("issues-off", String::new()),

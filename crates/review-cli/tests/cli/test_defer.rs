@@ -321,3 +321,33 @@ async fn respond_on_a_repository_without_issues_escalates_instead_of_replying() 
         decisions.escalated
     );
 }
+
+/// The ledger records each issue opened: a rerun finds it there without asking GitHub, however
+/// many issues were opened on the repository since.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rerun_finds_the_issue_in_the_ledger_first() {
+    let env = env_in_clone();
+    env.write_user_config("[github]\npost-check-seconds = 1\n");
+    let github = fake().await;
+    github.inject(Fault::ServerError {
+        operation: Some("AddThreadReply".to_owned()),
+        status: 500,
+        times: 3,
+    });
+    let out = defer(&env, &github, "A");
+    assert_ne!(out.code, 0, "{}", out.stdout);
+    github.clear_faults();
+    let searches = |github: &FakeGitHub| {
+        github
+            .rest_log()
+            .iter()
+            .filter(|r| r.method == "GET" && r.path.contains("/issues?"))
+            .count()
+    };
+    let before = searches(&github);
+    let out = defer(&env, &github, "A");
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(searches(&github), before, "the ledger answered");
+    assert_eq!(github.issues(&repo()).len(), 1);
+    assert_eq!(replies_in(&github, "A").len(), 1);
+}
