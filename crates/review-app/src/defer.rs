@@ -18,6 +18,7 @@ use review_core::reply::{Reply, ReplyTarget};
 
 use crate::error::{AppError, ErrorKind};
 use crate::ports::DecisionsStore;
+use crate::respond::{Narrator, Note};
 
 /// Where follow-up issues are opened: the pull request's repository, as the token's owner.
 #[async_trait]
@@ -189,33 +190,6 @@ fn prepared(pr: &PullRequest, id: &ThreadId, issue: Issue, note: &str) -> Prepar
     }
 }
 
-/// What [`Deferral::link_owed`] did for one thread.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Linked {
-    /// Its reply now carries the issue's link.
-    Linked {
-        /// The thread.
-        thread: ThreadId,
-        /// The issue.
-        issue: IssueRef,
-        /// Whether this run opened it (else a run before did).
-        opened: bool,
-    },
-    /// The repository's issues are off: its reply is held back and the thread escalated.
-    IssuesOff {
-        /// The thread.
-        thread: ThreadId,
-    },
-    /// The issue could not be looked for or opened: its reply is held back (posting it without
-    /// the link would answer the thread twice once the issue is opened), for a rerun.
-    Failed {
-        /// The thread.
-        thread: ThreadId,
-        /// What failed.
-        message: String,
-    },
-}
-
 /// Deferring turned on for the replies written from the loop's decisions: where issues go
 /// and with which labels.
 #[derive(Clone, Copy)]
@@ -244,8 +218,9 @@ fn out_of_scope(decisions: &Decisions, thread: &ThreadId) -> bool {
 impl Deferral<'_> {
     /// For each of `replies` that answers an `OUT_OF_SCOPE` decision on a thread of `pr`: opens
     /// its issue (once) and puts the link in the reply. A thread whose issue cannot be opened
-    /// keeps no reply this run; on a repository with its issues turned off it is escalated with
-    /// that reason (recorded in `files`).
+    /// keeps no reply this run (posting it without the link would answer the thread twice once
+    /// the issue is opened); on a repository with its issues turned off it is escalated with
+    /// that reason (recorded in `files`). Each is said through `narrator`.
     ///
     /// # Errors
     ///
@@ -256,9 +231,9 @@ impl Deferral<'_> {
         pr: &PullRequest,
         replies: &mut Vec<Reply>,
         automation: &AutomationSettings,
-    ) -> Result<Vec<Linked>, AppError> {
+        narrator: &dyn Narrator,
+    ) -> Result<(), AppError> {
         let decisions = files.load().map_err(AppError::port)?;
-        let mut out = Vec::new();
         let mut kept = Vec::with_capacity(replies.len());
         for mut reply in replies.drain(..) {
             let ReplyTarget::Thread(id) = &reply.target else {
@@ -276,8 +251,8 @@ impl Deferral<'_> {
                 Ok(issue) => match issue.issue() {
                     Some(found) => {
                         reply.body = defer::deferred_reply(found, &reply.body);
-                        out.push(Linked::Linked {
-                            thread: id,
+                        narrator.note(&Note::Deferred {
+                            thread: id.0,
                             issue: found.clone(),
                             opened: matches!(issue, Issue::Opened(_)),
                         });
@@ -304,16 +279,19 @@ impl Deferral<'_> {
                                 }
                             })
                             .map_err(AppError::port)?;
-                        out.push(Linked::IssuesOff { thread: id });
+                        narrator.note(&Note::DeferHeld {
+                            thread: id.0,
+                            why: reason,
+                        });
                     }
                 },
-                Err(e) => out.push(Linked::Failed {
-                    thread: id,
-                    message: e.to_string(),
+                Err(e) => narrator.note(&Note::DeferHeld {
+                    thread: id.0,
+                    why: e.to_string(),
                 }),
             }
         }
         *replies = kept;
-        Ok(out)
+        Ok(())
     }
 }

@@ -903,30 +903,9 @@ where
                 })?;
                 let mut replies = owed_replies(files, pr, narrator)?;
                 if let Some(deferral) = &self.deferral {
-                    let linked = deferral
-                        .link_owed(files, pr, &mut replies, automation)
+                    deferral
+                        .link_owed(files, pr, &mut replies, automation, narrator)
                         .await?;
-                    for link in linked {
-                        narrator.note(&match link {
-                            crate::defer::Linked::Linked {
-                                thread,
-                                issue,
-                                opened,
-                            } => Note::Deferred {
-                                thread: thread.0,
-                                issue,
-                                opened,
-                            },
-                            crate::defer::Linked::IssuesOff { thread } => Note::DeferHeld {
-                                thread: thread.0,
-                                why: crate::defer::issues_off_reason(pr),
-                            },
-                            crate::defer::Linked::Failed { thread, message } => Note::DeferHeld {
-                                thread: thread.0,
-                                why: message,
-                            },
-                        });
-                    }
                 }
                 for reply in &mut replies {
                     if let ReplyTarget::Thread(id) = &reply.target

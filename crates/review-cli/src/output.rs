@@ -282,6 +282,15 @@ impl Drop for Spinner {
     }
 }
 
+/// The account the tool writes as, for narration: `@login` (without a bot's `[bot]`), or "the
+/// token's owner" when the host did not name it.
+pub fn account(login: Option<&str>) -> String {
+    login.map_or_else(
+        || "the token's owner".to_owned(),
+        |l| format!("@{}", l.trim_end_matches("[bot]")),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -187,10 +187,7 @@ impl Narrator for Narration {
                 "[respond] {thread}: reposted {count} times; escalated for a person instead of answered"
             ),
             Note::PostingAs { login, replies } => {
-                let who = login.as_deref().map_or_else(
-                    || "the token's owner".to_owned(),
-                    |l| format!("@{}", l.trim_end_matches("[bot]")),
-                );
+                let who = output::account(login.as_deref());
                 let s = if *replies == 1 { "y" } else { "ies" };
                 format!("[respond] posting as {who}: {replies} repl{s} owed")
             }

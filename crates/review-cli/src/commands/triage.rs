@@ -463,10 +463,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         // Before any write: the account the resolves (and pushes' threads) go out as.
         output::narrate(&format!(
             "[triage] step 1 — writes go out as {}",
-            pr.viewer.as_deref().map_or_else(
-                || "the token's owner".to_owned(),
-                |v| format!("@{}", v.trim_end_matches("[bot]"))
-            )
+            output::account(pr.viewer.as_deref())
         ));
     }
     let host = acting.map(|(conn, vcs)| {

@@ -14,8 +14,8 @@ use serde_json::{Value as Json, json};
 use wiremock::{Request, Respond, ResponseTemplate};
 
 use super::Fault;
-use super::rest::{REST_OPERATION, RestRecorded};
-use super::server::{bearer, html_answer, refuse_without_user_agent, take_faults};
+use super::rest::{REST_OPERATION, RestRecorded, refused_token};
+use super::server::{html_answer, take_faults};
 use super::state::State;
 
 /// An issue of the fake.
@@ -78,16 +78,6 @@ fn repo_of(path: &str) -> Option<(String, String)> {
     }
 }
 
-/// The refusal of a request without a token the fake accepts, if it is one.
-fn unauthorized(st: &State, request: &Request) -> Option<(u16, ResponseTemplate)> {
-    let ok = match (bearer(request), &st.token) {
-        (None, _) => false,
-        (Some(given), Some(wanted)) => &given == wanted,
-        (Some(_), None) => true,
-    };
-    (!ok).then(|| answer(401, &json!({"message": "Bad credentials", "status": "401"})))
-}
-
 /// The next number of `repo`: after every pull request and issue it has.
 fn next_number(st: &State, repo: &RepoId) -> u64 {
     let prs = st
@@ -100,17 +90,8 @@ fn next_number(st: &State, repo: &RepoId) -> u64 {
 }
 
 fn open(st: &mut State, request: &Request) -> (u16, ResponseTemplate) {
-    if let Some(refused) = refuse_without_user_agent(request) {
+    if let Some(refused) = refused_token(st, request, true) {
         return refused;
-    }
-    if let Some(refused) = unauthorized(st, request) {
-        return refused;
-    }
-    if bearer(request).is_some_and(|t| st.read_only.contains(&t)) {
-        return answer(
-            403,
-            &json!({"message": "Resource not accessible by integration", "status": "403"}),
-        );
     }
     let Some((repo, _)) = repo_of(request.url.path())
         .and_then(|(o, n)| st.repo(&o, &n).map(|(r, b)| (r.clone(), b.to_owned())))
@@ -155,10 +136,7 @@ fn open(st: &mut State, request: &Request) -> (u16, ResponseTemplate) {
 }
 
 fn list(st: &State, request: &Request) -> (u16, ResponseTemplate) {
-    if let Some(refused) = refuse_without_user_agent(request) {
-        return refused;
-    }
-    if let Some(refused) = unauthorized(st, request) {
+    if let Some(refused) = refused_token(st, request, false) {
         return refused;
     }
     let Some((repo, _)) = repo_of(request.url.path())

@@ -255,6 +255,33 @@ impl Respond for StatusResponder {
     }
 }
 
+/// How GitHub refuses a REST request before its route: no `User-Agent` (403), no token or
+/// another than the fake's (401), and, for a write, a read-only token (403).
+pub(super) fn refused_token(
+    st: &State,
+    request: &Request,
+    writing: bool,
+) -> Option<(u16, ResponseTemplate)> {
+    if let Some(refused) = refuse_without_user_agent(request) {
+        return Some(refused);
+    }
+    let given = bearer(request);
+    let authorized = match (&given, &st.token) {
+        (None, _) => false,
+        (Some(given), Some(wanted)) => given == wanted,
+        (Some(_), None) => true,
+    };
+    if !authorized {
+        let body = json!({"message": "Bad credentials", "status": "401"});
+        return Some((401, json_template(st, 401, &body)));
+    }
+    if writing && given.is_some_and(|t| st.read_only.contains(&t)) {
+        let body = json!({"message": "Resource not accessible by integration", "status": "403"});
+        return Some((403, json_template(st, 403, &body)));
+    }
+    None
+}
+
 /// The wiremock responder for `POST /repos/{o}/{r}/check-runs`: creates a check run as GitHub
 /// does for a GitHub App's token (the latest of a name on a commit stands), or refuses with 403
 /// where [`super::FakeGitHub::refuse_check_runs`] said the token is not an App's.
@@ -277,20 +304,10 @@ impl Respond for CheckRunResponder {
 }
 
 fn post_check_run(st: &mut State, request: &Request) -> (u16, ResponseTemplate) {
-    if let Some(refused) = refuse_without_user_agent(request) {
+    if let Some(refused) = refused_token(st, request, true) {
         return refused;
     }
-    let given = bearer(request);
-    let authorized = match (&given, &st.token) {
-        (None, _) => false,
-        (Some(given), Some(wanted)) => given == wanted,
-        (Some(_), None) => true,
-    };
-    if !authorized {
-        let body = json!({"message": "Bad credentials", "status": "401"});
-        return (401, json_template(st, 401, &body));
-    }
-    if st.check_runs_refused || given.is_some_and(|t| st.read_only.contains(&t)) {
+    if st.check_runs_refused {
         let body = json!({"message": "Resource not accessible by integration", "status": "403"});
         return (403, json_template(st, 403, &body));
     }
@@ -345,21 +362,8 @@ fn post_check_run(st: &mut State, request: &Request) -> (u16, ResponseTemplate) 
 
 /// Sets the status a `POST .../statuses/{sha}` asks for, checking it as GitHub does.
 fn post_status(st: &mut State, request: &Request) -> (u16, ResponseTemplate) {
-    if let Some(refused) = refuse_without_user_agent(request) {
+    if let Some(refused) = refused_token(st, request, true) {
         return refused;
-    }
-    let authorized = match (bearer(request), &st.token) {
-        (None, _) => false,
-        (Some(given), Some(wanted)) => &given == wanted,
-        (Some(_), None) => true,
-    };
-    if !authorized {
-        let body = json!({"message": "Bad credentials", "status": "401"});
-        return (401, json_template(st, 401, &body));
-    }
-    if bearer(request).is_some_and(|t| st.read_only.contains(&t)) {
-        let body = json!({"message": "Resource not accessible by integration", "status": "403"});
-        return (403, json_template(st, 403, &body));
     }
     let path = request.url.path();
     let path = path.strip_prefix("/api/v3").unwrap_or(path);
