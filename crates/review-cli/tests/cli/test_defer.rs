@@ -351,3 +351,33 @@ async fn a_rerun_finds_the_issue_in_the_ledger_first() {
     assert_eq!(github.issues(&repo()).len(), 1);
     assert_eq!(replies_in(&github, "A").len(), 1);
 }
+
+/// Two runs deferring the same thread at once (slow answers widen the race): the posting lock
+/// and the key leave one issue and one reply.
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_two_defers_at_once_open_one_issue_and_post_one_reply() {
+    let env = env_in_clone();
+    let github = fake().await;
+    github.inject(Fault::Slow {
+        operation: None,
+        delay: std::time::Duration::from_millis(150),
+        times: 40,
+    });
+    let (graphql, rest) = (github.graphql_url(), github.rest_url());
+    let vars = [
+        ("GITHUB_GRAPHQL_URL", graphql.as_str()),
+        ("GITHUB_API_URL", rest.as_str()),
+    ];
+    let args = ["defer", "A", "--pr", "1", "--repo", "acme/widgets"];
+    let mut runs: Vec<_> = (0..2).map(|_| env.spawn_with(&args, &vars)).collect();
+    for run in &mut runs {
+        run.wait().expect("the run ends");
+    }
+    assert_eq!(
+        github.issues(&repo()).len(),
+        1,
+        "{:?}",
+        github.issues(&repo())
+    );
+    assert_eq!(replies_in(&github, "A").len(), 1);
+}
