@@ -203,7 +203,7 @@ verdict=""
 if [[ "${REVIEW_STATUS:-false}" == "true" || "${REVIEW_STATUS:-false}" == publish* ]]; then
   status_args=(status "$pr" --repo "$repo" --json)
   if [[ "$REVIEW_STATUS" == "publish" ]]; then
-    status_args+=(--publish)
+    status_args+=(--publish --publish-as status)
   elif [[ "$REVIEW_STATUS" == "publish-check-run" ]]; then
     status_args+=(--publish --publish-as check-run)
   fi

@@ -6,7 +6,9 @@
 //! ([`review_classify::standing`]): a bot that reviewed the head, is reviewing, is out of quota
 //! or is paused is left alone. Then its channel ([`review_classify::channels`]): a bot without
 //! a documented way to be asked is left alone; Copilot is asked with a review request
-//! ([`ReviewHost::request_review`]); the others with their command posted as a comment on the
+//! ([`ReviewHost::request_review`]), confirmed by reading who a review is requested from
+//! afterwards ([`ReviewRequests`]: GitHub accepts a request for a Copilot that is not enabled
+//! and then drops it); the others with their command posted as a comment on the
 //! pull request ([`ReviewHost::comment`]), the command first when it must open the comment
 //! ([`post::command_body`]), the tool's header and the hidden key after it. A command we only
 //! believe works (no source documents it) is shown, not sent, unless the caller says so.
@@ -41,6 +43,19 @@ use crate::respond::LedgerStore;
 /// The login Copilot code review is asked for a review by (GraphQL names its reviews so).
 pub const COPILOT_REVIEWER: &str = "copilot-pull-request-reviewer";
 
+/// Who a pull request's review is requested from now: how a review request is confirmed.
+pub trait ReviewRequests {
+    /// The port's own error.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// The logins (users and bots, as GitHub's REST API spells them: Copilot is `Copilot`) a
+    /// review of `pr` is requested from.
+    fn requested_reviewers(
+        &self,
+        pr: &PullRequest,
+    ) -> impl Future<Output = Result<Vec<String>, Self::Error>>;
+}
+
 /// What to ask, and of whom.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RereviewRequest {
@@ -65,10 +80,20 @@ pub enum Action {
         /// A link to the comment (`None` in a dry run).
         url: Option<String>,
     },
-    /// A review was requested from it (with `dry_run`: would be).
+    /// A review was requested from it, and GitHub lists it among the requested reviewers
+    /// (with `dry_run`: would be requested).
     ByReviewRequest {
         /// The login the review was requested from.
         login: String,
+    },
+    /// GitHub took the review request, but does not list the bot among the requested reviewers
+    /// afterwards (or could not be asked): the bot is not known to be coming. Not recorded, so
+    /// the next run asks again (asking again is harmless).
+    NotConfirmed {
+        /// The login the review was requested from.
+        login: String,
+        /// What was seen instead.
+        reason: String,
     },
     /// It was asked for this head already: not asked again.
     AlreadyAsked,
@@ -125,9 +150,12 @@ pub struct Rereviewed {
 impl Rereviewed {
     /// Whether an ask failed.
     pub fn failed(&self) -> bool {
-        self.bots
-            .iter()
-            .any(|b| matches!(b.action, Action::Failed { .. } | Action::NotTried))
+        self.bots.iter().any(|b| {
+            matches!(
+                b.action,
+                Action::Failed { .. } | Action::NotTried | Action::NotConfirmed { .. }
+            )
+        })
     }
 }
 
@@ -198,16 +226,18 @@ fn entry(target: &str, key: &str) -> String {
 }
 
 /// Asks every expected bot of `request` that has not reviewed `pr`'s head to review it, once
-/// per head, through `host`, recording each ask in `ledger`. `automation` names the viewer
+/// per head, through `host`, recording each ask in `ledger`; a review request counts as made
+/// once `requests` lists the bot. `automation` names the viewer
 /// (whose comments carrying an ask's key count as asked) and the header the posts carry.
 ///
 /// # Errors
 ///
 /// [`ErrorKind::Invalid`] for a bot name that is not a login ([`check_bots`]);
 /// [`ErrorKind::Port`] when the ledger cannot be read or written (a failed ask is an outcome).
-pub async fn rereview<H, S>(
+pub async fn rereview<H, S, Q>(
     host: &H,
     ledger: &S,
+    requests: &Q,
     pr: &PullRequest,
     automation: &AutomationSettings,
     request: &RereviewRequest,
@@ -215,6 +245,7 @@ pub async fn rereview<H, S>(
 where
     H: ReviewHost + ?Sized,
     S: LedgerStore,
+    Q: ReviewRequests,
 {
     check_bots(&request.expected_bots)?;
     let head = pr.head_sha.0.to_ascii_lowercase();
@@ -266,8 +297,8 @@ where
                             _ if stopped => Action::NotTried,
                             ask => {
                                 let (action, stops) = ask_once(
-                                    host, ledger, &mut book, pr, automation, request, &bot, &head,
-                                    ask,
+                                    host, ledger, requests, &mut book, pr, automation, request,
+                                    &bot, &head, ask,
                                 )
                                 .await?;
                                 stopped |= stops;
@@ -289,9 +320,10 @@ where
     clippy::too_many_arguments,
     reason = "one call site, each argument distinct"
 )]
-async fn ask_once<H, S>(
+async fn ask_once<H, S, Q>(
     host: &H,
     ledger: &S,
+    requests: &Q,
     book: &mut Ledger,
     pr: &PullRequest,
     automation: &AutomationSettings,
@@ -303,6 +335,7 @@ async fn ask_once<H, S>(
 where
     H: ReviewHost + ?Sized,
     S: LedgerStore,
+    Q: ReviewRequests,
 {
     let target = format!("rereview:{bot}@{head}");
     let what = match &ask {
@@ -353,6 +386,37 @@ where
             }
             match host.request_review(&pr.id, COPILOT_REVIEWER).await {
                 Ok(()) => {
+                    // GitHub answers a request for a Copilot that will never come as it answers
+                    // one that will: only the list of requested reviewers tells them apart.
+                    let listed = match requests.requested_reviewers(pr).await {
+                        Ok(logins) => logins
+                            .iter()
+                            .any(|l| review_classify::bot_key_of_login(l) == bot),
+                        Err(e) => {
+                            return Ok((
+                                Action::NotConfirmed {
+                                    login: COPILOT_REVIEWER.to_owned(),
+                                    reason: format!(
+                                        "GitHub took the request, but who a review is requested \
+                                         from could not be read: {e}"
+                                    ),
+                                },
+                                false,
+                            ));
+                        }
+                    };
+                    if !listed {
+                        return Ok((
+                            Action::NotConfirmed {
+                                login: COPILOT_REVIEWER.to_owned(),
+                                reason: "GitHub took the request, but does not list Copilot among \
+                                         the requested reviewers: Copilot code review is likely \
+                                         not enabled for this repository or account"
+                                    .to_owned(),
+                            },
+                            false,
+                        ));
+                    }
                     book.posted.insert(
                         entry,
                         Posted {

@@ -280,8 +280,16 @@ pub async fn publish<P: StatusPublisher>(
 }
 
 /// Whether two logins name one account: GitHub's REST API says `github-actions[bot]` where
-/// GraphQL says `github-actions`; case does not count.
-fn same_account(a: &str, b: &str) -> bool {
+/// GraphQL says `github-actions` (and a check run names the app `github-actions`); case does
+/// not count. Empty names no account.
+///
+/// ```
+/// use review_app::status::same_account;
+///
+/// assert!(same_account("github-actions[bot]", "github-actions"));
+/// assert!(!same_account("dana", "dan"));
+/// ```
+pub fn same_account(a: &str, b: &str) -> bool {
     let bare = |l: &str| {
         let l = l.trim();
         l.strip_suffix("[bot]").unwrap_or(l).to_ascii_lowercase()

@@ -22,7 +22,20 @@ pub async fn rereview(
 ) -> Result<Rereviewed, CliError> {
     let ledger = LedgerFile::new(vcs, &pr.repo, pr.number)?;
     let host = conn.audited_host(&automation.header, vcs);
-    Ok(review_app::rereview::rereview(&host, &ledger, pr, automation, request).await?)
+    let requests = RestRequests(conn.probe()?);
+    Ok(review_app::rereview::rereview(&host, &ledger, &requests, pr, automation, request).await?)
+}
+
+/// Who a review is requested from, read through the REST API (`requested_reviewers`), where
+/// GitHub lists a bot a request reached.
+struct RestRequests(review_github::probe::Probe);
+
+impl review_app::rereview::ReviewRequests for RestRequests {
+    type Error = review_github::probe::ProbeError;
+
+    async fn requested_reviewers(&self, pr: &PullRequest) -> Result<Vec<String>, Self::Error> {
+        self.0.requested_reviewers(&pr.repo, pr.number).await
+    }
 }
 
 /// The run's error when an ask failed (after the report said which and why): exit 4, as for
@@ -31,7 +44,12 @@ pub fn failures(done: &Rereviewed) -> Result<(), CliError> {
     let failed: Vec<&str> = done
         .bots
         .iter()
-        .filter(|b| matches!(b.action, Action::Failed { .. }))
+        .filter(|b| {
+            matches!(
+                b.action,
+                Action::Failed { .. } | Action::NotConfirmed { .. }
+            )
+        })
         .map(|b| b.bot.as_str())
         .collect();
     if failed.is_empty() {
@@ -77,7 +95,7 @@ pub struct RereviewReport {
 }
 
 /// The version of [`RereviewReport`]'s format.
-pub const REREVIEW_SCHEMA_VERSION: u32 = 1;
+pub const REREVIEW_SCHEMA_VERSION: u32 = 2;
 
 /// What was done for one bot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -85,8 +103,12 @@ pub const REREVIEW_SCHEMA_VERSION: u32 = 1;
 pub enum Did {
     /// Its command was posted as a comment (in a dry run: would be).
     AskedByComment,
-    /// A review was requested from it (in a dry run: would be).
+    /// A review was requested from it, and GitHub lists it among the requested reviewers (in a
+    /// dry run: would be requested).
     AskedByReviewRequest,
+    /// GitHub took the review request but does not list the bot among the requested reviewers
+    /// (Copilot code review not enabled, most likely): not recorded, asked again next run.
+    NotConfirmed,
     /// Asked for this head already: not asked again.
     AlreadyAsked,
     /// Its quota is spent.
@@ -157,6 +179,11 @@ impl BotEntry {
                 e.login = Some(login.clone());
                 Did::AskedByReviewRequest
             }
+            Action::NotConfirmed { login, reason } => {
+                e.login = Some(login.clone());
+                e.message = Some(reason.clone());
+                Did::NotConfirmed
+            }
             Action::AlreadyAsked => Did::AlreadyAsked,
             Action::QuotaSpent { until } => {
                 e.until.clone_from(until);
@@ -212,6 +239,9 @@ pub fn render(done: &Rereviewed) -> String {
                 _ => format!("{would} by comment `{command}`"),
             },
             Action::ByReviewRequest { login } => format!("{would} by review request ({login})"),
+            Action::NotConfirmed { login, reason } => {
+                format!("not confirmed: requested a review from {login}; {reason}")
+            }
             Action::AlreadyAsked => "already asked for this head".to_owned(),
             Action::QuotaSpent { until: Some(t) } => format!("skipped: quota spent until {t}"),
             Action::QuotaSpent { until: None } => "skipped: quota spent".to_owned(),

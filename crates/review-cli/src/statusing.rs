@@ -123,6 +123,82 @@ impl review_app::status::StatusPublisher for CheckRunPublisher<'_> {
     }
 }
 
+/// The verdict published again where the viewer published it last: over the head's check run
+/// `review/status` when the viewer's app created it (the Actions token's app is
+/// `github-actions`, its GraphQL login too), else over the commit status. [`published_by`]
+/// decides the channel, [`publish`] follows it, as [`review_app::status::refresh`] calls them.
+///
+/// [`published_by`]: review_app::status::StatusPublisher::published_by
+/// [`publish`]: review_app::status::StatusPublisher::publish
+#[derive(Debug)]
+pub struct StandingPublisher<'a> {
+    live: &'a LivePr,
+    viewer: String,
+    as_check_run: std::sync::atomic::AtomicBool,
+}
+
+impl<'a> StandingPublisher<'a> {
+    /// A publisher for `viewer`'s verdicts on `live`'s pull request.
+    pub fn new(live: &'a LivePr, viewer: &str) -> Self {
+        Self {
+            live,
+            viewer: viewer.to_owned(),
+            as_check_run: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+}
+
+impl review_app::status::StatusPublisher for StandingPublisher<'_> {
+    type Error = ProbeError;
+
+    async fn publish(
+        &self,
+        head_sha: &str,
+        state: review_app::status::Published,
+        description: &str,
+    ) -> Result<(), ProbeError> {
+        if self.as_check_run.load(std::sync::atomic::Ordering::Relaxed) {
+            CheckRunPublisher(self.live)
+                .publish(head_sha, state, description)
+                .await
+        } else {
+            self.live.publish(head_sha, state, description).await
+        }
+    }
+
+    async fn published_by(&self, head_sha: &str) -> Result<Option<String>, ProbeError> {
+        let run = self
+            .live
+            .rest()
+            .check_run_creator(
+                &self.live.conn().repo,
+                head_sha,
+                review_core::status::STATUS_CONTEXT,
+            )
+            .await;
+        match run {
+            Ok(Some(app)) if review_app::status::same_account(&app, &self.viewer) => {
+                self.as_check_run
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+                return Ok(Some(app));
+            }
+            // Another app's run, none, or a token that may not read check runs: the commit
+            // status is the one to look at.
+            Ok(_) | Err(ProbeError::Http { status: 403, .. } | ProbeError::NotFound { .. }) => {}
+            Err(e) => return Err(e),
+        }
+        self.live.published_by(head_sha).await
+    }
+}
+
+/// Whether this runs inside a GitHub Actions job, where `--publish` makes a check run.
+pub fn in_actions() -> bool {
+    use review_github::env::{Env, EnvVars, ProcessEnv};
+    ProcessEnv
+        .var(EnvVars::GITHUB_ACTIONS)
+        .is_some_and(|v| v.trim() == "true")
+}
+
 /// [`refresh_after_resolving`] on `pr` (as read before the resolves) when `host` resolved a
 /// thread; nothing otherwise.
 pub async fn refresh_if_resolved(
@@ -155,7 +231,8 @@ pub fn loop_escalations(
 }
 
 /// After a command resolved threads on GitHub: the verdict published as `review/status`, if
-/// the viewer published one on the head, evaluated again and published over it
+/// the viewer published one on the head (as a check run or a commit status:
+/// [`StandingPublisher`]), evaluated again and published over it
 /// ([`review_app::status::refresh`]), with the user's expected bots and denied paths. A
 /// failure is a warning: the command's own work stands.
 pub async fn refresh_after_resolving(
@@ -176,10 +253,11 @@ pub async fn refresh_after_resolving(
             escalated: loop_escalations(vcs.as_ref(), &pr.repo, pr.number)?,
         };
         let live = LivePr::new(conn.clone(), automation.clone(), vcs)?;
+        let publisher = StandingPublisher::new(&live, pr.viewer.as_deref().unwrap_or_default());
         review_app::status::refresh(
             &live,
             &live,
-            &live,
+            &publisher,
             &output::Narrate,
             &request,
             pr.viewer.as_deref(),

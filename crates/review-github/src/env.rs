@@ -64,6 +64,12 @@ impl EnvVars {
     /// host and are not used: the token of the pull request's host never goes to them.
     pub const GITHUB_SERVER_URL: &'static str = "GITHUB_SERVER_URL";
 
+    /// `true` inside a GitHub Actions job (the runner sets it). `review status --publish`
+    /// then publishes the verdict as a check run (the job's token is a GitHub App's, which may
+    /// create one) rather than a commit status, unless `--publish-as` says otherwise. Read by
+    /// the command-line interface.
+    pub const GITHUB_ACTIONS: &'static str = "GITHUB_ACTIONS";
+
     /// When set to any non-empty value, human output uses no color (<https://no-color.org>).
     /// Read by the command-line interface, not by this crate.
     pub const NO_COLOR: &'static str = "NO_COLOR";
@@ -109,6 +115,7 @@ impl EnvVars {
         Self::GITHUB_API_URL,
         Self::GITHUB_GRAPHQL_URL,
         Self::GITHUB_SERVER_URL,
+        Self::GITHUB_ACTIONS,
         Self::NO_COLOR,
         Self::REVIEW_CONFIG,
         Self::REVIEW_REPO_CONFIG,
@@ -237,6 +244,6 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), EnvVars::ALL.len());
-        assert_eq!(names.len(), 16);
+        assert_eq!(names.len(), 17);
     }
 }

@@ -788,15 +788,7 @@ impl Probe {
             path_segment(&repo.owner),
             path_segment(&repo.name)
         );
-        let mut requests = 0;
-        let Fetched::Fresh { body, .. } = self.get(&path, None, &mut requests).await? else {
-            return Err(malformed(
-                &path,
-                "304 Not Modified to a request without an ETag",
-            ));
-        };
-        let json: serde_json::Value = serde_json::from_str(&body)
-            .map_err(|e| malformed(&path, &format!("{e}: {}", shorten(&body))))?;
+        let json = self.get_json(&path).await?;
         let items = json
             .as_array()
             .ok_or_else(|| malformed(&path, "not a list of statuses"))?;
@@ -809,6 +801,88 @@ impl Probe {
             .and_then(serde_json::Value::as_str)
             .filter(|l| !l.is_empty())
             .map(str::to_owned))
+    }
+
+    /// Which app created the latest check run named `name` on commit `sha` of `repo` (`GET
+    /// /repos/{o}/{r}/commits/{sha}/check-runs?check_name=...&filter=latest`): its slug
+    /// (`github-actions` for the Actions token), `None` when the commit has no run of that name.
+    ///
+    /// # Errors
+    /// A [`ProbeError`]: the token refused, no such commit, GitHub unavailable, an answer that
+    /// is not a list of check runs.
+    pub async fn check_run_creator(
+        &self,
+        repo: &RepoId,
+        sha: &str,
+        name: &str,
+    ) -> Result<Option<String>, ProbeError> {
+        check_commit_id(sha)?;
+        let path = format!(
+            "/repos/{}/{}/commits/{sha}/check-runs?check_name={}&filter=latest&per_page=100",
+            path_segment(&repo.owner),
+            path_segment(&repo.name),
+            path_segment(name)
+        );
+        let json = self.get_json(&path).await?;
+        let runs = json
+            .get("check_runs")
+            .and_then(serde_json::Value::as_array)
+            .ok_or_else(|| malformed(&path, "no `check_runs` list"))?;
+        // GitHub lists the newest first; the name is checked again, the filter being the
+        // server's.
+        Ok(runs
+            .iter()
+            .find(|r| r.get("name").and_then(serde_json::Value::as_str) == Some(name))
+            .and_then(|r| r.get("app"))
+            .and_then(|a| a.get("slug"))
+            .and_then(serde_json::Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned))
+    }
+
+    /// The logins a review of pull request `number` of `repo` is requested from now (`GET
+    /// /repos/{o}/{r}/pulls/{n}/requested_reviewers`, users and bots; teams are left out): how
+    /// a review request is confirmed to have landed, since GitHub accepts a request for a bot
+    /// that will never come (Copilot code review not enabled for the repository or the
+    /// account). Copilot is listed as `Copilot` here.
+    ///
+    /// # Errors
+    /// A [`ProbeError`]: the token refused, no such pull request, GitHub unavailable, an answer
+    /// that does not read.
+    pub async fn requested_reviewers(
+        &self,
+        repo: &RepoId,
+        number: u64,
+    ) -> Result<Vec<String>, ProbeError> {
+        let path = format!(
+            "/repos/{}/{}/pulls/{number}/requested_reviewers",
+            path_segment(&repo.owner),
+            path_segment(&repo.name)
+        );
+        let json = self.get_json(&path).await?;
+        let users = json
+            .get("users")
+            .and_then(serde_json::Value::as_array)
+            .ok_or_else(|| malformed(&path, "no `users` list"))?;
+        Ok(users
+            .iter()
+            .filter_map(|u| u.get("login").and_then(serde_json::Value::as_str))
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect())
+    }
+
+    /// One `GET` of `path` without a cached `ETag`, read as JSON.
+    async fn get_json(&self, path: &str) -> Result<serde_json::Value, ProbeError> {
+        let mut requests = 0;
+        let Fetched::Fresh { body, .. } = self.get(path, None, &mut requests).await? else {
+            return Err(malformed(
+                path,
+                "304 Not Modified to a request without an ETag",
+            ));
+        };
+        serde_json::from_str(&body)
+            .map_err(|e| malformed(path, &format!("{e}: {}", shorten(&body))))
     }
 
     /// Creates the check run `run` on commit `sha` of `repo` (`POST

@@ -2,7 +2,9 @@
 //! documented way, never one that reviewed the head, is out of quota or paused.
 
 use review_app::ErrorKind;
-use review_app::rereview::{Action, COPILOT_REVIEWER, RereviewRequest, Rereviewed, rereview};
+use review_app::rereview::{
+    Action, COPILOT_REVIEWER, RereviewRequest, Rereviewed, ReviewRequests, rereview,
+};
 use review_app::respond::{LedgerStore, MemoryLedger};
 use review_core::gate::{AutomationSettings, DEFAULT_AUTOMATED_HEADER};
 use review_core::model::{
@@ -25,11 +27,49 @@ fn asking(bots: &[&str]) -> RereviewRequest {
     }
 }
 
+/// Who a review is requested from, as GitHub's REST API lists it: the bots `host` took a
+/// request for (Copilot as `Copilot`), or, `Dropped`, nobody (a Copilot not enabled), or,
+/// `Unreadable`, an error.
+enum Requested<'a> {
+    Listed(&'a FakeHost),
+    Dropped,
+    Unreadable,
+}
+
+impl ReviewRequests for Requested<'_> {
+    type Error = std::io::Error;
+
+    async fn requested_reviewers(&self, _pr: &PullRequest) -> Result<Vec<String>, Self::Error> {
+        match self {
+            Self::Listed(host) => Ok(host
+                .mutations()
+                .into_iter()
+                .filter_map(|m| match m {
+                    Mutation::RequestReview(login) if login == COPILOT_REVIEWER => {
+                        Some("Copilot".to_owned())
+                    }
+                    Mutation::RequestReview(login) => Some(format!("{login}[bot]")),
+                    _ => None,
+                })
+                .collect()),
+            Self::Dropped => Ok(vec!["dana".to_owned()]),
+            Self::Unreadable => Err(std::io::Error::other("502 Bad Gateway")),
+        }
+    }
+}
+
 async fn run(host: &FakeHost, ledger: &MemoryLedger, request: &RereviewRequest) -> Rereviewed {
     let pr = host.current();
-    rereview(host, ledger, &pr, &gate(&pr), request)
-        .await
-        .expect("rereview runs")
+    rereview(
+        host,
+        ledger,
+        &Requested::Listed(host),
+        &pr,
+        &gate(&pr),
+        request,
+    )
+    .await
+    .expect("rereview runs")
 }
 
 fn action<'a>(done: &'a Rereviewed, bot: &str) -> &'a Action {
@@ -123,6 +163,34 @@ async fn copilot_is_asked_by_a_review_request_not_a_comment() {
     let book = ledger.load_ledger().unwrap();
     assert_eq!(book.posted.len(), 1);
     assert_eq!(book.comment_ids().count(), 0);
+}
+
+#[tokio::test]
+async fn a_review_request_github_drops_is_not_confirmed_and_asked_again_next_run() {
+    let host = FakeHost::new(PrBuilder::new().build());
+    let pr = host.current();
+    let ledger = MemoryLedger::default();
+    let request = asking(&["copilot-pull-request-reviewer"]);
+    for requests in [Requested::Dropped, Requested::Unreadable] {
+        let done = rereview(&host, &ledger, &requests, &pr, &gate(&pr), &request)
+            .await
+            .expect("rereview runs");
+        let Action::NotConfirmed { login, reason } = action(&done, "copilot") else {
+            panic!("{done:?}");
+        };
+        assert_eq!(login, COPILOT_REVIEWER);
+        assert!(reason.contains("GitHub took the request"), "{reason}");
+        assert!(done.failed(), "an unconfirmed ask is not one made");
+        // Nothing recorded: the next run asks again.
+        assert!(ledger.load_ledger().unwrap().posted.is_empty());
+    }
+    assert_eq!(host.mutations().len(), 2, "asked on each run");
+    let done = run(&host, &ledger, &request).await;
+    assert!(matches!(
+        action(&done, "copilot"),
+        Action::ByReviewRequest { .. }
+    ));
+    assert_eq!(ledger.load_ledger().unwrap().posted.len(), 1);
 }
 
 #[tokio::test]
@@ -300,9 +368,16 @@ async fn a_login_with_odd_characters_is_refused_before_anything_is_read_or_sent(
     let pr = host.current();
     for bad in ["gemini\n/approve", "a b", "<!-- x -->", "../../x", ""] {
         let request = asking(&["coderabbitai", bad]);
-        let err = rereview(&host, &MemoryLedger::default(), &pr, &gate(&pr), &request)
-            .await
-            .unwrap_err();
+        let err = rereview(
+            &host,
+            &MemoryLedger::default(),
+            &Requested::Listed(&host),
+            &pr,
+            &gate(&pr),
+            &request,
+        )
+        .await
+        .unwrap_err();
         assert_eq!(err.kind, ErrorKind::Invalid, "{bad:?}");
     }
     assert_eq!(host.mutations(), vec![]);
@@ -330,9 +405,16 @@ async fn a_spent_rate_limit_fails_the_first_ask_and_tries_no_other() {
 /// A run on a host that may refuse reads: the PR as built.
 async fn run_on(host: &FakeHost, request: &RereviewRequest) -> Rereviewed {
     let pr = PrBuilder::new().build();
-    rereview(host, &MemoryLedger::default(), &pr, &gate(&pr), request)
-        .await
-        .expect("rereview runs")
+    rereview(
+        host,
+        &MemoryLedger::default(),
+        &Requested::Listed(host),
+        &pr,
+        &gate(&pr),
+        request,
+    )
+    .await
+    .expect("rereview runs")
 }
 
 #[tokio::test]

@@ -62,12 +62,13 @@ pub struct StatusArgs {
 
     /// With --publish: as a commit status, or as a check run named `review/status` (only a
     /// GitHub App's token may create one, such as the Actions GITHUB_TOKEN; another token falls
-    /// back to the commit status, with a warning)
+    /// back to the commit status, with a warning); `auto`: a check run inside GitHub Actions
+    /// (GITHUB_ACTIONS=true), the commit status elsewhere
     #[arg(
         long,
         value_enum,
         value_name = "HOW",
-        default_value = "status",
+        default_value = "auto",
         requires = "publish"
     )]
     publish_as: PublishAs,
@@ -175,8 +176,15 @@ pub async fn run(args: StatusArgs) -> Result<(), CliError> {
     };
     output::stdout(&text).map_err(CliError::Output)?;
     if args.publish {
-        let published = match args.publish_as {
-            PublishAs::Status => review_app::status::publish(&live, &status).await,
+        let how = match args.publish_as {
+            PublishAs::Auto if crate::statusing::in_actions() => PublishAs::CheckRun,
+            PublishAs::Auto => PublishAs::Status,
+            how => how,
+        };
+        let published = match how {
+            PublishAs::Status | PublishAs::Auto => {
+                review_app::status::publish(&live, &status).await
+            }
             PublishAs::CheckRun => {
                 review_app::status::publish(&crate::statusing::CheckRunPublisher(&live), &status)
                     .await
@@ -217,6 +225,8 @@ pub async fn run(args: StatusArgs) -> Result<(), CliError> {
 /// How `--publish` sets the verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum PublishAs {
+    /// A check run inside GitHub Actions, the commit status elsewhere.
+    Auto,
     /// The commit status `review/status`.
     Status,
     /// A check run `review/status`.

@@ -133,6 +133,11 @@ async fn each_bot_is_asked_its_way_once_and_a_second_run_sends_nothing() {
         requests(&github),
         vec!["copilot-pull-request-reviewer".to_owned()]
     );
+    assert_eq!(
+        github.requested_reviewers(1),
+        vec!["copilot-pull-request-reviewer".to_owned()],
+        "GitHub lists the request: confirmed"
+    );
 
     let again = rereview(&env, &github, &[&bots[..], &["--json"]].concat());
     assert_eq!(again.code, 0, "{}", again.stderr);
@@ -142,6 +147,48 @@ async fn each_bot_is_asked_its_way_once_and_a_second_run_sends_nothing() {
         assert_eq!(b["action"], "already_asked", "{v}");
     }
     assert_eq!(github.mutations().len(), 3, "a second run sends nothing");
+}
+
+/// GitHub takes a review request for a Copilot that is not enabled and drops it: the request
+/// is confirmed by reading who a review is requested from, and one GitHub does not list is
+/// not an ask made (exit 4, nothing recorded, asked again by the next run).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_copilot_request_github_drops_is_not_confirmed_and_asked_again() {
+    let env = TestEnvironment::new();
+    clone_in(&env);
+    let github = github_with(PrBuilder::new().build()).await;
+    github.drop_review_requests();
+    let copilot = ["--expect-bot", "copilot-pull-request-reviewer"];
+    let out = rereview(&env, &github, &[&copilot[..], &["--json"]].concat());
+    assert_eq!(out.code, 4, "{}\n{}", out.stdout, out.stderr);
+    let v = json(&out);
+    assert_eq!(v["bots"][0]["action"], "not_confirmed", "{v}");
+    assert!(
+        v["bots"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("does not list Copilot among the requested reviewers"),
+        "{v}"
+    );
+    assert!(
+        github
+            .rest_log()
+            .iter()
+            .any(|r| r.path == "/repos/acme/widgets/pulls/1/requested_reviewers"),
+        "the request was checked"
+    );
+    assert!(github.requested_reviewers(1).is_empty());
+    // Not recorded: the next run asks again, and says so in words.
+    let again = rereview(&env, &github, &copilot);
+    assert_eq!(again.code, 4, "{}", again.stderr);
+    assert!(
+        again.stdout.contains(
+            "copilot  not confirmed: requested a review from copilot-pull-request-reviewer"
+        ),
+        "{}",
+        again.stdout
+    );
+    assert_eq!(requests(&github).len(), 2);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -510,6 +510,18 @@ fn respond_resolving(env: &TestEnvironment, github: &FakeGitHub) -> Output {
     )
 }
 
+/// Resolves T1 through `respond` and asserts the published verdict was refreshed to READY.
+fn resolve_and_expect_refresh(env: &TestEnvironment, github: &FakeGitHub) {
+    let out = respond_resolving(env, github);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains("[status] refreshed review/status: READY"),
+        "{}",
+        out.stderr
+    );
+}
+
 fn finding_on_t1() -> review_core::model::PullRequest {
     PrBuilder::new()
         .thread("T1", "src/lib.rs", 3, &[(bot("coderabbitai"), CRITICAL)])
@@ -524,14 +536,7 @@ async fn a_verdict_the_viewer_published_is_refreshed_once_the_tool_resolves_a_th
     assert_eq!(status(&env, &github, &["--publish"]).code, 8);
     assert_eq!(github.posted_statuses()[0]["state"], "failure");
 
-    let out = respond_resolving(&env, &github);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
-    assert!(
-        out.stderr
-            .contains("[status] refreshed review/status: READY"),
-        "{}",
-        out.stderr
-    );
+    resolve_and_expect_refresh(&env, &github);
     let posted = github.posted_statuses();
     assert_eq!(posted.len(), 2, "{posted:?}");
     assert_eq!(posted[1]["context"], "review/status");
@@ -659,4 +664,64 @@ async fn a_verdict_published_as_a_check_run_or_as_the_status_where_none_may_be_c
     // --publish-as without --publish is a usage error.
     let out = status(&env, &github, &["--publish-as", "check-run"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
+}
+
+/// Inside GitHub Actions (`GITHUB_ACTIONS=true`) `--publish` makes a check run, and a thread the
+/// tool resolves afterwards refreshes that check run, not a commit status beside it.
+#[tokio::test(flavor = "multi_thread")]
+async fn inside_actions_the_verdict_is_a_check_run_and_a_resolve_refreshes_the_run() {
+    let env = TestEnvironment::new();
+    crate::common::git(env.dir(), &["init", "-q", "-b", "feature"]);
+    let github = github_with(finding_on_t1(), vec![FakeCheck::passed("ci")]).await;
+    // The Actions token's account, as GraphQL names it and as its check runs name the app.
+    github.set_viewer("github-actions");
+    let graphql = github.graphql_url();
+    let rest = github.rest_url();
+    let endpoints = [
+        ("GITHUB_GRAPHQL_URL", graphql.as_str()),
+        ("GITHUB_API_URL", rest.as_str()),
+        ("GITHUB_ACTIONS", "true"),
+    ];
+    let out = env.run_with(
+        &["status", "1", "--repo", "acme/widgets", "--publish"],
+        &endpoints,
+    );
+    assert_eq!(out.code, 8, "{}", out.stderr);
+    assert!(github.posted_statuses().is_empty());
+    let runs = github.posted_check_runs();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0]["conclusion"], "failure");
+
+    resolve_and_expect_refresh(&env, &github);
+    let runs = github.posted_check_runs();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert_eq!(runs[1]["name"], "review/status");
+    assert_eq!(runs[1]["conclusion"], "success");
+    assert!(
+        github.posted_statuses().is_empty(),
+        "no status beside the run"
+    );
+
+    // Outside Actions, `--publish` is the commit status.
+    let out = status(&env, &github, &["--publish"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(github.posted_statuses().len(), 1);
+    assert_eq!(github.posted_check_runs().len(), 2);
+}
+
+/// A check run `review/status` another app created is not the viewer's: a resolve leaves it.
+#[tokio::test(flavor = "multi_thread")]
+async fn another_apps_check_run_is_not_refreshed() {
+    let env = TestEnvironment::new();
+    crate::common::git(env.dir(), &["init", "-q", "-b", "feature"]);
+    let github = github_with(
+        finding_on_t1(),
+        vec![FakeCheck::passed("ci"), FakeCheck::failed("review/status")],
+    )
+    .await;
+    let out = respond_resolving(&env, &github);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stderr.contains("[status]"), "{}", out.stderr);
+    assert!(github.posted_check_runs().is_empty());
+    assert!(github.posted_statuses().is_empty());
 }

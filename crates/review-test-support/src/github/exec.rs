@@ -1632,6 +1632,12 @@ fn request_reviews(st: &mut State, input: &Json) -> Result<Applied, FieldErr> {
         .ok_or_else(|| FieldErr::node_not_found(&subject))?;
     st.touch(idx);
     for login in logins {
+        if !st.requests_dropped {
+            let requested = st.requested.entry(subject.clone()).or_default();
+            if !requested.contains(&login) {
+                requested.push(login.clone());
+            }
+        }
         st.mutations.push(Mutation::RequestReview(login));
     }
     Ok(Applied::PullRequest(subject))

@@ -659,6 +659,25 @@ impl FakeGitHub {
         self.state().check_runs_refused = true;
     }
 
+    /// From now on, review requests are accepted (the mutation answers as usual) and then
+    /// dropped: nobody is listed under `requested_reviewers`, as GitHub does for a bot that is
+    /// not enabled (Copilot code review off for the repository or the account).
+    pub fn drop_review_requests(&self) {
+        self.state().requests_dropped = true;
+    }
+
+    /// The bots a review of pull request `number` is requested from now, as logins without
+    /// `[bot]` (Copilot's reviewer is `copilot-pull-request-reviewer`), in order.
+    pub fn requested_reviewers(&self, number: u64) -> Vec<String> {
+        let st = self.state();
+        st.prs
+            .iter()
+            .find(|e| e.pr.number == number)
+            .and_then(|e| st.requested.get(&e.pr.id))
+            .cloned()
+            .unwrap_or_default()
+    }
+
     /// The issues of `repo`, oldest first.
     pub fn issues(&self, repo: &RepoId) -> Vec<FakeIssue> {
         self.state().issues.get(repo).cloned().unwrap_or_default()

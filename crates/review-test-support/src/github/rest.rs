@@ -9,7 +9,8 @@
 //! | `/repos/{o}/{r}/issues/{n}/comments` | its conversation comments |
 //! | `/repos/{o}/{r}/pulls/{n}/reviews` | its reviews (a pending one to its author only) |
 //! | `/repos/{o}/{r}/pulls/{n}/comments` | its review comments, thread by thread |
-//! | `/repos/{o}/{r}/commits/{sha}/check-runs` | `{total_count, check_runs}` |
+//! | `/repos/{o}/{r}/pulls/{n}/requested_reviewers` | `{users, teams}`: the bots a review was requested from (Copilot as `Copilot`) |
+//! | `/repos/{o}/{r}/commits/{sha}/check-runs` | `{total_count, check_runs}`, each with its `app` (the viewer's for a run posted here, `ci-app` for one set with the checks); `check_name` filters |
 //! | `/repos/{o}/{r}/commits/{sha}/status` | the combined status `{state, statuses, ...}` |
 //! | `/repos/{o}/{r}/commits/{sha}/statuses` | the commit's statuses, newest first, each with its `creator` (the viewer who posted it; `ci-bot` for one set with the checks) |
 //! | `POST /repos/{o}/{r}/statuses/{sha}` | sets a commit status (one per context, the latest wins; `422` for a state GitHub does not know or a description over 140 characters) |
@@ -42,7 +43,7 @@ use super::state::{self, PrEntry, State};
 /// `operation: Some("rest")` hits the next REST requests only (one with `None` hits any
 /// request). A request also answers to `rest:` and its route, to aim at one route:
 /// `rest:pull`, `rest:issue-comments`, `rest:reviews`, `rest:review-comments`,
-/// `rest:check-runs`, `rest:status`, `rest:statuses`.
+/// `rest:requested-reviewers`, `rest:check-runs`, `rest:status`, `rest:statuses`.
 pub const REST_OPERATION: &str = "rest";
 
 /// GitHub's primary REST budget for a user token, in requests per hour.
@@ -340,6 +341,7 @@ fn post_check_run(st: &mut State, request: &Request) -> (u16, ResponseTemplate) 
         return (422, json_template(st, 422, &body));
     };
     checks.retain(|c| !matches!(c, FakeCheck::Run { name: n, .. } if *n == name));
+    let run_name = name.clone();
     checks.push(FakeCheck::Run {
         name,
         status,
@@ -352,6 +354,9 @@ fn post_check_run(st: &mut State, request: &Request) -> (u16, ResponseTemplate) 
     {
         e.pr.checks = FakeCheck::rollup(&checks);
     }
+    let app = st.viewer.trim_end_matches("[bot]").to_owned();
+    st.check_run_apps
+        .insert((repo.clone(), sha.clone(), run_name), app);
     st.checks.insert((repo, sha), checks);
     st.posted_check_runs.push(body.clone());
     (
@@ -427,6 +432,7 @@ enum Route {
     IssueComments(u64),
     Reviews(u64),
     ReviewComments(u64),
+    RequestedReviewers(u64),
     CheckRuns(String),
     Status(String),
     Statuses(String),
@@ -440,6 +446,7 @@ impl Route {
             Self::IssueComments(_) => "issue-comments",
             Self::Reviews(_) => "reviews",
             Self::ReviewComments(_) => "review-comments",
+            Self::RequestedReviewers(_) => "requested-reviewers",
             Self::CheckRuns(_) => "check-runs",
             Self::Status(_) => "status",
             Self::Statuses(_) => "statuses",
@@ -460,6 +467,7 @@ fn route(path: &str) -> Option<(String, String, Route)> {
         ["issues", n, "comments"] => Route::IssueComments(number(n)?),
         ["pulls", n, "reviews"] => Route::Reviews(number(n)?),
         ["pulls", n, "comments"] => Route::ReviewComments(number(n)?),
+        ["pulls", n, "requested_reviewers"] => Route::RequestedReviewers(number(n)?),
         ["commits", sha, "check-runs"] => Route::CheckRuns((*sha).to_owned()),
         ["commits", sha, "status"] => Route::Status((*sha).to_owned()),
         ["commits", sha, "statuses"] => Route::Statuses((*sha).to_owned()),
@@ -469,10 +477,12 @@ fn route(path: &str) -> Option<(String, String, Route)> {
 }
 
 /// A page of a list: `per_page` (default 30, at most 100) and `page` (from 1).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Paging {
     per_page: usize,
     page: usize,
+    /// `check_name`: the one check run name a `check-runs` list keeps.
+    check_name: Option<String>,
 }
 
 impl Paging {
@@ -480,8 +490,13 @@ impl Paging {
         let mut paging = Self {
             per_page: 30,
             page: 1,
+            check_name: None,
         };
         for (key, value) in request.url.query_pairs() {
+            if key == "check_name" {
+                paging.check_name = Some(value.into_owned());
+                continue;
+            }
             let Ok(n) = value.parse::<usize>() else {
                 continue;
             };
@@ -664,8 +679,28 @@ fn serve(st: &State, owner: &str, name: &str, route: &Route, paging: Paging) -> 
             Ok(list(items.collect(), paging))
         }
         Route::ReviewComments(n) => Ok(list(review_comments_json(&entry(*n)?.pr), paging)),
+        Route::RequestedReviewers(n) => {
+            let pr = &entry(*n)?.pr;
+            let users: Vec<Json> = st
+                .requested
+                .get(&pr.id)
+                .into_iter()
+                .flatten()
+                .map(|login| {
+                    // REST names Copilot's reviewer `Copilot`, and other bots with `[bot]`.
+                    let shown = if login == "copilot-pull-request-reviewer" {
+                        "Copilot".to_owned()
+                    } else {
+                        format!("{login}[bot]")
+                    };
+                    json!({"login": shown, "type": "Bot"})
+                })
+                .collect();
+            Ok((json!({"users": users, "teams": []}), false))
+        }
         Route::CheckRuns(sha) => {
             let checks = checks_of(st, repo, sha)?;
+            let wanted = paging.check_name.as_deref();
             let runs: Vec<Json> = checks
                 .iter()
                 .filter_map(|c| match c {
@@ -673,14 +708,21 @@ fn serve(st: &State, owner: &str, name: &str, route: &Route, paging: Paging) -> 
                         name,
                         status,
                         conclusion,
-                    } => Some(json!({
-                        "id": rest_id(name),
-                        "name": name,
-                        "head_sha": sha,
-                        "status": status,
-                        "conclusion": conclusion,
-                    })),
-                    FakeCheck::Status { .. } => None,
+                    } if wanted.is_none_or(|w| w == name) => {
+                        let app = st
+                            .check_run_apps
+                            .get(&(repo.clone(), sha.clone(), name.clone()))
+                            .map_or("ci-app", String::as_str);
+                        Some(json!({
+                            "id": rest_id(name),
+                            "name": name,
+                            "head_sha": sha,
+                            "status": status,
+                            "conclusion": conclusion,
+                            "app": {"slug": app},
+                        }))
+                    }
+                    _ => None,
                 })
                 .collect();
             let total = runs.len();

@@ -116,6 +116,16 @@ pub(crate) struct State {
     /// context (the viewer at the time); a status set with the checks has none and is shown as
     /// the CI's.
     pub status_creators: BTreeMap<(RepoId, String, String), String>,
+    /// The app that created each check run through the REST route, by repository, commit and
+    /// name (the viewer's login, as the Actions token's app is `github-actions`); a run set
+    /// with the checks is shown as the CI's app.
+    pub check_run_apps: BTreeMap<(RepoId, String, String), String>,
+    /// The bots a review is requested from, by pull request id, as `requestReviewsByLogin`
+    /// recorded them (logins without `[bot]`), in order.
+    pub requested: BTreeMap<String, Vec<String>>,
+    /// Whether review requests are accepted and then dropped, as GitHub does for a bot that
+    /// is not enabled (Copilot code review off for the repository or the account).
+    pub requests_dropped: bool,
     /// Every REST request received, in order.
     pub rest: Vec<RestRecorded>,
     /// Files by repository and commit, then path: what `Repository.object` serves.
@@ -172,6 +182,9 @@ impl State {
             posted_check_runs: Vec::new(),
             check_runs_refused: false,
             status_creators: BTreeMap::new(),
+            check_run_apps: BTreeMap::new(),
+            requested: BTreeMap::new(),
+            requests_dropped: false,
             rest: Vec::new(),
             files: BTreeMap::new(),
             issues: BTreeMap::new(),
