@@ -193,6 +193,8 @@ struct Settings {
     summary_file: Option<PathBuf>,
     /// What the plan leaves out and says so (a reviewer named for a plan).
     plan_notes: Vec<String>,
+    /// `--deny-path`, merged into the deny list once the repository's file is read.
+    deny_flags: Vec<String>,
     triage: TriageSettings,
 }
 
@@ -277,16 +279,14 @@ impl Settings {
             }
         };
         let automation = args.automation.settings()?;
-        let mut fixes = FixSettings {
+        // The deny list is assembled once the repository's file is read (`run`).
+        let fixes = FixSettings {
             fixer_available: args
                 .fixer_cmd
                 .as_deref()
                 .is_some_and(|c| !c.trim().is_empty()),
             ..FixSettings::default()
         };
-        fixes
-            .denied_paths
-            .extend(crate::config::merged(&args.deny_paths, &config.deny));
         if let Some(bad) = args
             .deferred
             .iter()
@@ -306,6 +306,7 @@ impl Settings {
             ));
         }
         Ok(Self {
+            deny_flags: args.deny_paths.clone(),
             source,
             apply: args.apply,
             substep: args.substep,
@@ -398,11 +399,9 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         Some(conn) => crate::config::repository(&conn.client, &pr).await?,
         None => crate::config::RepositoryLayer::default(),
     };
-    settings
-        .triage
-        .fixes
-        .denied_paths
-        .extend(crate::config::Config::values(&repository.deny));
+    // The deny list, one way for every command: the defaults, the flags, the user's file and
+    // the repository's.
+    settings.triage.fixes.denied_paths = repository.denied(&settings.deny_flags)?;
     let mut pre_review = "skip";
     match (&settings.source, &settings.reviewer, &connection) {
         (Source::Snapshot { .. }, _, _) => {

@@ -299,3 +299,61 @@ async fn an_owner_can_have_its_own_token_variable() {
         out.stderr
     );
 }
+
+/// The deny list `triage` plans with is assembled in one place, as every command's is: the
+/// defaults, the flags, the user's file and the repository's file (read at the base commit),
+/// none of them dropped.
+#[tokio::test(flavor = "multi_thread")]
+async fn triage_denies_the_paths_of_the_flags_the_users_file_and_the_repositorys_file() {
+    const CRITICAL: &str = "_⚠️ Potential issue_ | _🔴 Critical_\n\n**Off by one drops the last item.**\n\n```suggestion\nfor i in 0..=n {\n```";
+    let env = TestEnvironment::new();
+    git(env.dir(), &["init", "-q", "-b", "feature"]);
+    std::fs::create_dir_all(env.dir().join("home")).unwrap();
+    env.write("home/config.toml", "[paths]\ndeny = [\"lib/\"]\n");
+    let github = FakeGitHub::start().await;
+    let mut builder = PrBuilder::new();
+    for (id, path) in [
+        ("FLAG", "docs/a.rs"),
+        ("USER", "lib/b.rs"),
+        ("REPO", "src/c.rs"),
+        ("DEFAULT", ".github/workflows/ci.rs"),
+        ("FREE", "app/d.rs"),
+    ] {
+        builder = builder.thread(id, path, 3, &[(bot("coderabbitai"), CRITICAL)]);
+    }
+    github.add_pull_request(
+        builder
+            .with_pr(|pr| pr.base_sha = Some(review_core::model::CommitId(BASE.to_owned())))
+            .build(),
+    );
+    repository_file(&github, "[paths]\ndeny = [\"src/\"]\n");
+
+    let out = run(
+        &env,
+        &github,
+        &[
+            "triage",
+            "1",
+            "--repo",
+            "acme/widgets",
+            "--json",
+            "--deny-path",
+            "docs/",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let denied: Vec<&str> = report["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["deferred_because"] == "deny_listed")
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        denied,
+        ["FLAG", "USER", "REPO", "DEFAULT"],
+        "{}",
+        out.stdout
+    );
+}
