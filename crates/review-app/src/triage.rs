@@ -171,8 +171,12 @@ pub struct Settings {
     /// Offer the suggestions in people's threads to the user ([`Prompt`]).
     pub interactive: bool,
     /// The planner's settings (the gate's, the ladder, the fixes, earlier passes' deferrals);
-    /// the run fills in the history and whether the checkout is at the head.
+    /// the run fills in the history, whether the checkout is at the head and the protocol
+    /// signals.
     pub triage: TriageSettings,
+    /// Texts that mark a bot comment as a protocol signal between tools (`--protocol-signal`),
+    /// matched case-insensitively in each thread's first comment: such threads are left alone.
+    pub protocol_signals: Vec<String>,
 }
 
 /// The ports a triage run works through.
@@ -462,6 +466,12 @@ impl<J: Judge, U: Pusher> TriagePorts<'_, J, U> {
             return Ok(Outcome::Closed(closed));
         }
         let mut triage = settings.triage.clone();
+        triage
+            .protocol_signalled
+            .extend(review_classify::protocol_signalled(
+                pr,
+                &settings.protocol_signals,
+            ));
         if let Some(vcs) = self.vcs {
             let (fixed, at_head) = fix_history(vcs, self.history, pr, narrator)?;
             if !at_head {

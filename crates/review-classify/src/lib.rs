@@ -14,6 +14,8 @@
 //!   say whether that review is older than the PR's head.
 //! - [`account_hints`] finds people's accounts whose comments carry a review tool's format,
 //!   for the report's hints.
+//! - [`protocol_signalled`] finds the threads whose first comment carries one of the user's
+//!   protocol-signal texts (messages between tools, left alone by the planner).
 //! - [`observe()`] reads a pull request into what the review loop's watcher records (findings
 //!   with fingerprints, people's comments, out-of-diff findings, what each bot last reviewed).
 //!
@@ -108,6 +110,7 @@ mod hints;
 pub mod instruction;
 mod markup;
 mod observe;
+mod protocol;
 mod read;
 mod reviewed;
 mod security;
@@ -123,6 +126,7 @@ pub use crate::family::{Family, identify};
 pub use crate::fingerprint::fingerprint;
 pub use crate::hints::{account_hints, hint_family};
 pub use crate::observe::{bot_key_of_login, observe};
+pub use crate::protocol::{is_protocol_signal, protocol_signalled};
 pub use crate::read::Finding;
 pub use crate::reviewed::{is_stale, reviewed_commit};
 pub use crate::threadless::{ThreadlessFinding, ThreadlessKind, threadless_findings};

@@ -92,27 +92,16 @@ pub struct TriageSettings {
     /// actionable.
     #[serde(default)]
     pub severity_floor: Option<Severity>,
-    /// Texts that mark a bot comment as a protocol signal between tools (an "approval
-    /// dismissed" notice, say), not a finding: such a thread is left alone, matched
-    /// case-insensitively in its first comment.
+    /// Threads whose first comment is a protocol signal between tools (an "approval
+    /// dismissed" notice, say), not a finding: left alone. The comment reader finds them from
+    /// the user's texts (`review_classify::protocol_signalled`); the planner reads no text.
     #[serde(default)]
-    pub protocol_signals: Vec<String>,
+    pub protocol_signalled: std::collections::BTreeSet<ThreadId>,
 }
 
-/// Whether `body` carries one of the protocol-signal texts.
-pub fn is_protocol_signal(body: &str, signals: &[String]) -> bool {
-    let lower = body.to_lowercase();
-    signals
-        .iter()
-        .filter(|s| !s.trim().is_empty())
-        .any(|s| lower.contains(&s.to_lowercase()))
-}
-
-/// Whether the first comment of `thread` is a protocol signal of `settings`.
+/// Whether `thread` is a protocol signal of `settings`.
 fn is_signal(thread: &Thread, settings: &TriageSettings) -> bool {
-    thread
-        .first_comment()
-        .is_some_and(|c| is_protocol_signal(&c.body, &settings.protocol_signals))
+    settings.protocol_signalled.contains(&thread.id)
 }
 
 /// The report's reason for a protocol signal.

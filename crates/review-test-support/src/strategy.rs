@@ -213,7 +213,7 @@ fn settings(threads: usize) -> impl Strategy<Value = TriageSettings> {
         prop::collection::vec(0..threads.max(1), 0..3),
         prop::collection::vec(0..threads.max(1), 0..3),
         prop::collection::vec(0..threads.max(1), 0..2),
-        any::<bool>(),
+        prop::collection::vec(0..threads.max(1), 0..2),
         prop::collection::vec((0..threads.max(1), verdict()), 0..threads.max(1)),
     )
         .prop_map(
@@ -254,12 +254,12 @@ fn settings(threads: usize) -> impl Strategy<Value = TriageSettings> {
                     .map(|(i, v)| (ThreadId(format!("PRRT_{i}")), v))
                     .collect(),
                 severity_floor: None,
-                // A text that some generated bodies carry ("Looks wrong.").
-                protocol_signals: if signals {
-                    vec!["looks wrong".to_owned()]
-                } else {
-                    Vec::new()
-                },
+                // Threads the comment reader found to be protocol signals: any of them,
+                // people's and partly read ones included.
+                protocol_signalled: signals
+                    .into_iter()
+                    .map(|i| ThreadId(format!("PRRT_{i}")))
+                    .collect(),
                 // Threads an earlier pass deferred.
                 deferred: deferred
                     .into_iter()

@@ -1,8 +1,8 @@
 //! `triage` against the fake host and repository with a scripted judge, pusher and prompt: a
 //! clear bot finding fixed and resolved once its fix is pushed, a person's thread never touched
 //! (a fix there only at the user's word, pushed, never resolved), a closed pull request left
-//! alone, a broken judge changing nothing, and the threads whose fix waits for a push said in
-//! the outcome.
+//! alone, a broken judge changing nothing, the threads whose fix waits for a push said in the
+//! outcome, and a protocol signal (found from the user's texts) left alone.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -184,6 +184,7 @@ fn settings(apply: bool, push: bool) -> Settings {
         push,
         interactive: false,
         triage: TriageSettings::default(),
+        protocol_signals: Vec::new(),
     }
 }
 
@@ -549,4 +550,46 @@ async fn the_threads_whose_fix_waits_for_a_push_are_in_the_outcome() {
     assert_eq!(t.awaiting_push, [ThreadId::from("FIX")]);
     assert_eq!(entry(&t.report, "FIX").commit, Some(commit));
     assert_eq!(vcs.commits().len(), 1, "not fixed again");
+}
+
+#[tokio::test]
+async fn a_thread_carrying_a_protocol_signal_text_is_left_alone() {
+    // The comment reader finds the signals from the user's texts: the planner reads no text.
+    let host = FakeHost::new(
+        PrBuilder::new()
+            .thread(
+                "SIG",
+                "src/lib.rs",
+                3,
+                &[(
+                    bot("stamphog"),
+                    "Approval dismissed: new commits were pushed.",
+                )],
+            )
+            .thread("NIT", "src/lib.rs", 1, &[(bot("coderabbitai"), NITPICK)])
+            .build(),
+    );
+    let vcs = FakeVcs::new(HEAD_SHA, &[("src/lib.rs", LIB)]);
+    let mut settings = settings(true, false);
+    settings.protocol_signals = vec!["APPROVAL dismissed".to_owned()];
+    let t = triaged(
+        run(
+            &host,
+            &vcs,
+            None::<&NoJudge>,
+            None::<&NoPusher>,
+            None,
+            &settings,
+            &Kept::default(),
+        )
+        .await
+        .unwrap(),
+    );
+    let sig = entry(&t.report, "SIG");
+    assert_eq!(sig.deferred_because, Some(DeferReason::ProtocolSignal));
+    assert_eq!(
+        host.mutations(),
+        [Mutation::Resolve(ThreadId::from("NIT"))],
+        "the signal is left alone, the nit is not"
+    );
 }

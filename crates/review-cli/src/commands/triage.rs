@@ -196,6 +196,8 @@ struct Settings {
     /// `--deny-path`, merged into the deny list once the repository's file is read.
     deny_flags: Vec<String>,
     triage: TriageSettings,
+    /// `--protocol-signal` texts, blank ones dropped.
+    protocol_signals: Vec<String>,
 }
 
 impl Settings {
@@ -348,12 +350,13 @@ impl Settings {
                 deferred: args.deferred.into_iter().map(ThreadId).collect(),
                 judged: BTreeMap::new(),
                 severity_floor: config.min_severity.as_ref().map(|(floor, _)| *floor),
-                protocol_signals: args
-                    .protocol_signals
-                    .into_iter()
-                    .filter(|s| !s.trim().is_empty())
-                    .collect(),
+                protocol_signalled: std::collections::BTreeSet::new(),
             },
+            protocol_signals: args
+                .protocol_signals
+                .into_iter()
+                .filter(|s| !s.trim().is_empty())
+                .collect(),
         })
     }
 }
@@ -511,6 +514,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         push: settings.push,
         interactive: settings.interactive,
         triage: settings.triage.clone(),
+        protocol_signals: settings.protocol_signals.clone(),
     };
     let outcome = ports.triage(&pr, &app_settings).await;
     if let Some(watcher) = watcher {

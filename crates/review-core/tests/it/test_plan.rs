@@ -346,7 +346,7 @@ fn protocol_signals_are_left_alone_not_triaged() {
         )
         .build();
     let settings = TriageSettings {
-        protocol_signals: vec!["approval DISMISSED".to_owned()],
+        protocol_signalled: [ThreadId::from("SIG")].into_iter().collect(),
         ..TriageSettings::default()
     };
     let set = signals(&[("SIG", sig(Severity::Critical, suggestion()))]);
@@ -359,7 +359,7 @@ fn protocol_signals_are_left_alone_not_triaged() {
     let without = review_core::plan::plan(&pr, &set, &TriageSettings::default());
     assert!(
         matches!(without.threads[0].action, Action::Fix(_)),
-        "only configured texts count"
+        "only the threads the reader found are signals"
     );
 }
 
