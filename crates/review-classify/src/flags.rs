@@ -139,6 +139,12 @@ const DESIGN: &[&str] = &[
     " extract the ",
     " extracting a ",
     " extracting the ",
+    " extract this into ",
+    " extract it into ",
+    " extract these into ",
+    " extracting this into ",
+    " extracting it into ",
+    " extracting these into ",
     " split it into ",
     " splitting it into ",
     " split the ",
@@ -777,6 +783,8 @@ mod tests {
             "Was this intentional? Before, the list was sorted by date.",
             "If the rename is intended, keep the old flag as an alias.",
             "Unless the new default was deliberate, restore it.",
+            // Extracting code into a new unit shared with others is a refactoring to decide.
+            "Consider extracting this into a `BillingService` shared with the renewal job.",
         ] {
             assert!(design(&prose(text).1).is_some(), "{text}");
         }
