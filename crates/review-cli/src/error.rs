@@ -226,6 +226,34 @@ fn source_chain(err: &dyn std::error::Error) -> Vec<String> {
     chain
 }
 
+/// A state file that cannot be used: a corrupt or unwritable file is an input error (exit 3),
+/// one that must exist and does not is not found (exit 5), a place that cannot be made is
+/// exit 1.
+impl From<review_local::StoreError> for CliError {
+    fn from(e: review_local::StoreError) -> Self {
+        use review_local::StoreError;
+        match e {
+            StoreError::Unusable {
+                path,
+                message,
+                hint,
+            } => Self::Input {
+                path,
+                message,
+                hint: Some(hint),
+            },
+            StoreError::Missing { message, hint } => Self::NotFound {
+                message,
+                hint: Some(hint),
+            },
+            StoreError::Io { message, hint } => Self::Other {
+                message,
+                hint: Some(hint),
+            },
+        }
+    }
+}
+
 /// A use-case's failure in the CLI's terms: a port's failure is the CLI's own error given back
 /// whole (its exit code kept); the others map by kind.
 impl From<review_app::AppError> for CliError {
@@ -243,6 +271,13 @@ impl From<review_app::AppError> for CliError {
             ErrorKind::Invalid => Self::Usage { message, hint },
             ErrorKind::Port => match source.map(|s| s.downcast::<Self>()) {
                 Some(Ok(own)) => *own,
+                // A local store's failure: its own kind, message and hint.
+                Some(Err(other)) if other.is::<review_local::StoreError>() => {
+                    match other.downcast::<review_local::StoreError>() {
+                        Ok(store) => Self::from(*store),
+                        Err(_) => Self::Other { message, hint },
+                    }
+                }
                 // The host's failure, already in the message: its kind picks the exit code.
                 Some(Err(other)) => match other.downcast::<review_core::ports::HostError>() {
                     Ok(host) => match *host {

@@ -241,7 +241,7 @@ impl Workspace for GitWorkspace<'_> {
     }
 }
 
-/// `--agent-cmd`: the tasks dispatched through `dispatch.rs` (one after another, or in parallel
+/// `--agent-cmd`: the tasks dispatched through `review_local::dispatch` (one after another, or in parallel
 /// git worktrees under `dir`, merged back in order), a commit touching a deny-listed path never
 /// counted as done.
 #[derive(Debug, Clone)]
@@ -284,6 +284,7 @@ impl Agents for AgentCommand<'_> {
             descriptions,
             self.denied,
             &heard,
+            &output::Narrate,
         )
     }
 }

@@ -5,22 +5,16 @@
 //! then rendering. The binary (`src/main.rs`) is [`run`] and nothing else; `review mcp` calls the
 //! same command functions in process, so the gates it goes through are the command line's.
 
-mod audit;
 mod cli;
-mod command;
 mod commands;
 mod config;
 mod deferring;
-mod dispatch;
 mod error;
 mod fixer;
 mod following;
 mod form;
-mod git;
 mod github;
 mod judge;
-mod ledger;
-mod loop_files;
 mod looping;
 mod output;
 mod outputs;
@@ -29,10 +23,12 @@ mod render;
 mod replying;
 mod rerequesting;
 mod round;
-mod state;
 mod statusing;
 mod triaging;
 mod watching;
+
+// The local adapters, under the names the command modules know them by.
+use review_local::{audit, command, dispatch, git, ledger, loop_files, state};
 
 /// Runs `review` with the process's arguments and returns its exit code: parses the command
 /// line, runs the command, cleans up what git left (a temporary index), and maps the outcome to
@@ -40,6 +36,7 @@ mod watching;
 /// stderr when it failed.
 #[must_use]
 pub fn run() -> std::process::ExitCode {
+    output::show_local_warnings();
     let result = cli::run();
     git::cleanup();
     error::exit(result)

@@ -3,8 +3,8 @@
 //! command ([`CommandFixRunner`]), the watcher's poll and its lines (`LoopWatcher` for
 //! [`Watcher`]), the responder ([`Responding`], posting under the per-PR lock and saying each
 //! outcome), Ctrl-C as the stop signal ([`CtrlC`]) and the desktop notification
-//! ([`Desktop`]), and `git blame` telling which commit wrote a line (`LineOrigin` for
-//! [`GitVcs`]). The loop itself is `review_app::review_loop`.
+//! ([`Desktop`]); `git blame` telling which commit wrote a line is `review_local::round`. The
+//! loop itself is `review_app::review_loop`.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -13,10 +13,8 @@ use std::time::Duration;
 
 use review_app::respond::{Responded, Source};
 use review_app::review_loop::{
-    FixRunner, FixTask, Fixed, Judge, JudgeTask, LineOrigin, LoopWatcher, Notifier, Poll,
-    Responder, StopSignal,
+    FixRunner, FixTask, Fixed, Judge, JudgeTask, LoopWatcher, Notifier, Poll, Responder, StopSignal,
 };
-use review_core::model::CommitId;
 use review_core::post;
 use review_core::watch::Event;
 use serde_json::json;
@@ -175,25 +173,6 @@ impl LoopWatcher for Watcher {
 
     fn announce(&self, events: &[Event]) -> Result<(), CliError> {
         self.print_events(events).map(|_| ())
-    }
-}
-
-/// The commit that wrote a line, by `git blame` at the pull request's head when the clone has
-/// that commit, else at the clone's HEAD.
-impl LineOrigin for GitVcs {
-    type Error = crate::git::GitError;
-
-    fn origin(
-        &self,
-        head: Option<&str>,
-        path: &str,
-        line: u32,
-    ) -> Result<Option<CommitId>, Self::Error> {
-        let at = head
-            .filter(|h| h.len() >= 7 && h.chars().all(|c| c.is_ascii_hexdigit()))
-            .filter(|h| self.has_commit(h))
-            .unwrap_or("HEAD");
-        Ok(self.line_origin(at, path, line)?.map(CommitId))
     }
 }
 

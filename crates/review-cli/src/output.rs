@@ -164,6 +164,34 @@ pub fn narrate(line: &str) {
     }
 }
 
+/// The local adapters' warnings (`log` records of `review_local` at the `warn` level and
+/// above), said as narration: `[review] warning: ...`. Other crates' log records are not shown.
+#[derive(Debug)]
+struct LocalWarnings;
+
+impl log::Log for LocalWarnings {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.level() <= log::Level::Warn && metadata.target().starts_with("review_local")
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if self.enabled(record.metadata()) {
+            narrate(&format!("[review] warning: {}", record.args()));
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+/// Routes the local adapters' warnings to [`narrate`]; once per process (a second call keeps
+/// the first logger).
+pub fn show_local_warnings() {
+    static LOGGER: LocalWarnings = LocalWarnings;
+    if log::set_logger(&LOGGER).is_ok() {
+        log::set_max_level(log::LevelFilter::Warn);
+    }
+}
+
 /// The use-cases' narrator: [`narrate`].
 #[derive(Debug, Clone, Copy)]
 pub struct Narrate;

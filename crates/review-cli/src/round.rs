@@ -1,10 +1,10 @@
 //! The round's ports over git and the shell: the loop's clone with its journal of the tool's
-//! own edits ([`loop_vcs`]), the working tree a round commits from (`RoundTree` for
-//! [`GitVcs`]), the project's checks ([`ShellChecks`]), and the desktop notification of a
+//! own edits ([`loop_vcs`]; `review_local::round` makes it the round's working tree), the
+//! project's checks ([`ShellChecks`]), and the desktop notification of a
 //! round's summary. `review commit-round` and `review loop` wire `review_app::commit_round`
 //! with them.
 
-use review_app::commit_round::{Check, CheckRunner, RoundTree, SetAside};
+use review_app::commit_round::{Check, CheckRunner};
 
 use crate::error::CliError;
 use crate::git::GitVcs;
@@ -33,55 +33,6 @@ pub fn loop_vcs(repo: &review_core::model::RepoId, number: u64) -> Result<GitVcs
         })?;
     let audit = crate::audit::Audit::new(Some(&vcs), repo, number);
     Ok(vcs.with_journal(journal).with_audit(audit))
-}
-
-/// The clone as the round's working tree: its errors are the CLI's own.
-impl RoundTree for GitVcs {
-    type Error = CliError;
-
-    fn created(&self) -> Result<Vec<String>, CliError> {
-        Ok(self
-            .journal_entries()
-            .map_err(other)?
-            .into_iter()
-            .filter(|e| e.created)
-            .map(|e| e.path)
-            .collect())
-    }
-
-    fn untracked(&self) -> Result<Vec<String>, CliError> {
-        Self::untracked(self).map_err(other)
-    }
-
-    fn changed(&self, paths: &[String]) -> Result<Vec<String>, CliError> {
-        Self::changed(self, paths).map_err(other)
-    }
-
-    fn commit_exactly(&self, paths: &[String], message: &str) -> Result<String, CliError> {
-        self.commit_paths_exactly(paths, message).map_err(other)
-    }
-
-    /// Saves the journaled edits as a patch under the git common directory and undoes them.
-    fn set_aside(&self, round: u32) -> Result<Option<SetAside>, CliError> {
-        let entries = self.journal_entries().map_err(other)?;
-        if entries.is_empty() {
-            return Ok(None);
-        }
-        let paths: Vec<String> = entries.iter().map(|e| e.path.clone()).collect();
-        let text = self.patch_of(&entries).map_err(other)?;
-        let dir = self.common_dir().map_err(other)?.join("review");
-        std::fs::create_dir_all(&dir).map_err(other)?;
-        let path = dir.join(format!(
-            "failed-round-{round}-{}.patch",
-            crate::audit::run_id()
-        ));
-        crate::state::write_atomically(&path, &text).map_err(other)?;
-        let (_, left) = self.undo_own_edits(&paths).map_err(other)?;
-        Ok(Some(SetAside {
-            saved: path.display().to_string(),
-            left,
-        }))
-    }
 }
 
 /// The project's checks: the user's command, run with `sh -c` in the repository root.

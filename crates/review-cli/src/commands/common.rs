@@ -142,6 +142,18 @@ pub fn clone_needed(needs: &str, hint: &str) -> Result<crate::git::GitVcs, CliEr
     })
 }
 
+/// The review loop's files of `repo#number` in the repository of the current directory.
+pub fn loop_files_here(
+    repo: &review_core::model::RepoId,
+    number: u64,
+) -> Result<crate::loop_files::LoopFiles, CliError> {
+    let vcs = clone_needed(
+        "the loop keeps its files in a git repository",
+        "run inside a clone of the pull request's repository",
+    )?;
+    Ok(crate::loop_files::LoopFiles::new(&vcs, repo, number)?)
+}
+
 /// The repository and number of the pull request named (a number or URL: no request), or of
 /// the current branch's open pull request (found on GitHub).
 pub async fn pr_number(

@@ -8,7 +8,6 @@ use clap::Args;
 
 use crate::commands::common::{self, PrArgs};
 use crate::error::CliError;
-use crate::loop_files::LoopFiles;
 use crate::output;
 
 /// Record triager verdicts on the findings `review watch` found pending
@@ -109,7 +108,7 @@ pub async fn run(args: DecideArgs) -> Result<(), CliError> {
     )
     .await?;
     let (repo, number) = (conn.repo.clone(), conn.number);
-    let files = LoopFiles::here(&repo, number)?;
+    let files = common::loop_files_here(&repo, number)?;
     let watch = files.require_watch(number)?;
     let denied = crate::config::repository_of(&conn.client, &repo, number)
         .await?

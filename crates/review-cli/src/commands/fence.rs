@@ -8,7 +8,6 @@ use review_core::post;
 
 use crate::commands::common::{self, PrArgs};
 use crate::error::CliError;
-use crate::loop_files::LoopFiles;
 use crate::output;
 use crate::outputs::FenceOutput;
 
@@ -38,7 +37,7 @@ pub struct FenceArgs {
 
 async fn finding_body(args: &FenceArgs, fp: &str) -> Result<String, CliError> {
     let (repo, number) = common::pr_number(args.pr.as_deref(), args.target.repo.as_deref()).await?;
-    let watch = LoopFiles::here(&repo, number)?.require_watch(number)?;
+    let watch = common::loop_files_here(&repo, number)?.require_watch(number)?;
     let pending = watch
         .pending
         .iter()

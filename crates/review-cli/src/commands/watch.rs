@@ -10,7 +10,6 @@ use review_app::watch::{Schedule, Stopped};
 use crate::commands::common::{self, AutomationArgs, PollArgs, PrArgs};
 use crate::error::CliError;
 use crate::github;
-use crate::loop_files::LoopFiles;
 use crate::output;
 
 /// Watch a pull request for review activity, printing one JSON event per line
@@ -56,7 +55,7 @@ pub async fn run(args: WatchArgs) -> Result<(), CliError> {
         &common::cwd()?,
     )
     .await?;
-    let files = LoopFiles::here(&conn.repo, conn.number)?;
+    let files = common::loop_files_here(&conn.repo, conn.number)?;
     let watcher = crate::watching::Watcher::new(
         conn,
         files,

@@ -144,6 +144,53 @@ async fn upgrade_respond_replies_posts_nothing_the_old_ledger_records() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_old_file_beside_its_successor_is_left_as_it_is_and_said() {
+    // The earlier release ran again after an upgrade: both ledgers exist. The newer is used,
+    // the old one stays where it is, and the run says so (a warning of the local adapters,
+    // shown as narration).
+    let env = Env::start(loop_pr()).await;
+    let dir = env.loop_clone();
+    place_old(&dir, &["ledger-acme-widgets-1.json"]);
+    let new = new_file(&dir, "ledger", 1);
+    std::fs::create_dir_all(new.parent().unwrap()).unwrap();
+    let newer = fixture("ledger-acme-widgets-1.json");
+    std::fs::write(&new, &newer).unwrap();
+    std::fs::write(env.home.path().join("replies.json"), REPLIES).unwrap();
+    let replies = env.home.path().join("replies.json");
+    let out = env.run(
+        &dir,
+        &[
+            "respond",
+            "1",
+            "--repo",
+            "acme/widgets",
+            "--replies",
+            replies.to_str().unwrap(),
+        ],
+    );
+    ok(&out);
+    assert!(
+        out.stderr.contains("[review] warning: ")
+            && out
+                .stderr
+                .contains("ledger-acme-widgets-1.json was written by an earlier release"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        dir.join(".git/review/ledger-acme-widgets-1.json").exists(),
+        "left as it is"
+    );
+    assert!(new.exists(), "the newer one is used");
+    assert_eq!(
+        env.replies_to("D"),
+        0,
+        "the newer ledger records D: {}",
+        out.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn upgrade_respond_from_decisions_answers_only_what_the_old_decisions_still_owe() {
     // A and C were answered by the previous release (GitHub here does not show it), B is owed.
     let mut pr = loop_pr();

@@ -15,8 +15,9 @@ use review_core::followup::DispatchMode;
 use review_core::plan::is_denied;
 use review_core::text::visible_line;
 
+use review_app::narrator::Narrator;
+
 use crate::git::GitVcs;
-use crate::output;
 
 /// What one task ended with: the new HEAD's short id when it committed, `None` when it made no
 /// commit, or why it failed.
@@ -107,7 +108,7 @@ pub enum TaskEvent<'a> {
 /// returns one outcome per task, in order. `record` hears each task start (one after another
 /// only) and finish, so a run killed half-way can be picked up. A task whose commits touch a
 /// path on `denied` fails: in the clone its commits stay for the user to inspect; from a
-/// worktree they are not merged.
+/// worktree they are not merged. Progress (`[followup] ...` lines) goes to `narrator`.
 #[allow(
     clippy::too_many_arguments,
     reason = "the dispatch's inputs, each used once; a struct would only rename them"
@@ -121,6 +122,7 @@ pub fn run_tasks(
     descriptions: &[String],
     denied: &[String],
     record: &dyn Fn(TaskEvent<'_>),
+    narrator: &dyn Narrator,
 ) -> Vec<TaskOutcome> {
     if let Ok(legacy) = vcs
         .common_dir()
@@ -140,7 +142,7 @@ pub fn run_tasks(
             .iter()
             .enumerate()
             .map(|(i, d)| {
-                output::narrate(&format!("[followup] task {}: the agent is working", i + 1));
+                narrator.narrate(&format!("[followup] task {}: the agent is working", i + 1));
                 let outcome = match vcs.head_id() {
                     Err(e) => Err(e.to_string()),
                     Ok(base) => {
@@ -165,7 +167,7 @@ pub fn run_tasks(
             })
             .collect(),
         DispatchMode::Team => {
-            let outcomes = team(vcs, agent, timeout, descriptions, denied, dir);
+            let outcomes = team(vcs, agent, timeout, descriptions, denied, dir, narrator);
             for (i, o) in outcomes.iter().enumerate() {
                 record(TaskEvent::Finished(i, o));
             }
@@ -207,6 +209,7 @@ fn team(
     descriptions: &[String],
     denied: &[String],
     dir: &Path,
+    narrator: &dyn Narrator,
 ) -> Vec<TaskOutcome> {
     let base = match vcs.head_id() {
         Ok(b) => b,
@@ -221,7 +224,7 @@ fn team(
                 .is_some_and(|n| n.to_string_lossy().starts_with("worktree-"))
         }) {
             if GitVcs::open(&stale).is_ok_and(|t| t.is_dirty().unwrap_or(true)) {
-                output::narrate(&format!(
+                narrator.narrate(&format!(
                     "[followup] kept the worktree {}: it holds uncommitted changes ({})",
                     stale.display(),
                     see_changes(&stale)
@@ -237,7 +240,7 @@ fn team(
     let paths: Vec<PathBuf> = (0..descriptions.len())
         .map(|i| dir.join(format!("worktree-{}-{}", std::process::id(), i + 1)))
         .collect();
-    output::narrate(&format!(
+    narrator.narrate(&format!(
         "[followup] {} tasks in parallel, one git worktree each",
         descriptions.len()
     ));
@@ -282,7 +285,7 @@ fn team(
                 kept.push(path.clone());
             }
             if dirty && !commits.is_empty() {
-                output::narrate(&format!(
+                narrator.narrate(&format!(
                     "[followup] an agent left changes it did not commit besides its commits: kept in the worktree {} ({})",
                     path.display(),
                     see_changes(path)
@@ -356,6 +359,7 @@ mod tests {
             &descriptions,
             &[],
             &dir,
+            &review_app::narrator::Kept::default(),
         );
         assert_eq!(outcomes, vec![Ok(None); descriptions.len()]);
         let left: Vec<_> = std::fs::read_dir(&dir)

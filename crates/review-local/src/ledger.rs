@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use review_core::model::RepoId;
 pub use review_core::reply::Ledger;
 
-use crate::error::CliError;
+use crate::StoreError;
 use crate::git::GitVcs;
 
 /// Where a pull request's ledger is kept: nowhere outside a clone (then it is empty and saving
@@ -22,13 +22,13 @@ impl LedgerFile {
     /// The ledger file of `repo#number` in `vcs`'s repository (none without one). A ledger an
     /// earlier release kept that cannot be moved to its place is an error: a reply it records
     /// could go out again.
-    pub fn new(vcs: Option<&GitVcs>, repo: &RepoId, number: u64) -> Result<Self, CliError> {
+    pub fn new(vcs: Option<&GitVcs>, repo: &RepoId, number: u64) -> Result<Self, StoreError> {
         let path = vcs
             .map(|vcs| {
                 vcs.state_file("ledger", repo, number)
-                    .map_err(|e| CliError::Other {
+                    .map_err(|e| StoreError::Io {
                         message: format!("cannot open the reply ledger: {e}"),
-                        hint: Some(e.hint()),
+                        hint: e.hint(),
                     })
             })
             .transpose()?;
@@ -36,47 +36,45 @@ impl LedgerFile {
     }
 
     /// Loads the ledger (none: empty). A corrupt ledger is an input error (exit 3).
-    pub fn load(&self) -> Result<Ledger, CliError> {
+    pub fn load(&self) -> Result<Ledger, StoreError> {
         let Some(path) = &self.path else {
             return Ok(Ledger::default());
         };
-        crate::state::load(path).map_err(|e| CliError::Input {
+        crate::state::load(path).map_err(|e| StoreError::Unusable {
             path: path.clone(),
             message: e.describe("reply ledger"),
-            hint: Some("fix it, or move it away: the replies themselves carry their keys, so nothing is posted twice".to_owned()),
+            hint: "fix it, or move it away: the replies themselves carry their keys, so nothing is posted twice".to_owned(),
         })
     }
 
     /// Saves `ledger`, atomically.
-    pub fn save(&self, ledger: &Ledger) -> Result<(), CliError> {
+    pub fn save(&self, ledger: &Ledger) -> Result<(), StoreError> {
         let Some(path) = &self.path else {
             return Ok(());
         };
-        crate::state::save(path, ledger).map_err(|e| CliError::Input {
+        crate::state::save(path, ledger).map_err(|e| StoreError::Unusable {
             path: path.clone(),
             message: format!("cannot record the reply: {e}"),
-            hint: Some(
-                "the reply is posted and carries its key; a rerun will not post it again"
-                    .to_owned(),
-            ),
+            hint: "the reply is posted and carries its key; a rerun will not post it again"
+                .to_owned(),
         })
     }
 }
 
 /// Loads the ledger of `repo#number`.
-pub fn for_pr(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<Ledger, CliError> {
+pub fn for_pr(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<Ledger, StoreError> {
     LedgerFile::new(Some(vcs), repo, number)?.load()
 }
 
-/// The ledger file as respond's store: its errors are the CLI's own, given back whole.
+/// The ledger file as respond's store.
 impl review_app::respond::LedgerStore for LedgerFile {
-    type Error = CliError;
+    type Error = StoreError;
 
-    fn load_ledger(&self) -> Result<Ledger, CliError> {
+    fn load_ledger(&self) -> Result<Ledger, StoreError> {
         self.load()
     }
 
-    fn save_ledger(&self, ledger: &Ledger) -> Result<(), CliError> {
+    fn save_ledger(&self, ledger: &Ledger) -> Result<(), StoreError> {
         self.save(ledger)
     }
 }

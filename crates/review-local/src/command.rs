@@ -214,14 +214,14 @@ async fn interrupted() {
 
 /// Does to the running command what Ctrl-C does ([`ctrl_c`] completes): it stops at its next
 /// checkpoint and reports what it did. For `review mcp`'s cancelled calls.
-pub(crate) fn interrupt() {
+pub fn interrupt() {
     INTERRUPTED.store(true, Ordering::SeqCst);
     INTERRUPT.notify_waiters();
 }
 
 /// Forgets an earlier [`interrupt`] and [`stop_all`], before `review mcp` runs its next command
 /// in this process (one at a time).
-pub(crate) fn resume() {
+pub fn resume() {
     INTERRUPTED.store(false, Ordering::SeqCst);
     STOPPING.store(false, Ordering::SeqCst);
 }

@@ -9,7 +9,7 @@ use review_core::decisions::Decisions;
 use review_core::model::RepoId;
 use review_core::watch::WatchState;
 
-use crate::error::CliError;
+use crate::StoreError;
 use crate::git::GitVcs;
 use crate::state::{self, LoadError};
 
@@ -24,12 +24,12 @@ pub struct LoopFiles {
 
 impl LoopFiles {
     /// The files of `repo#number` in the repository `vcs` is in.
-    pub fn new(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<Self, CliError> {
+    pub fn new(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<Self, StoreError> {
         let path = |kind| {
             vcs.state_file(kind, repo, number)
-                .map_err(|e| CliError::Other {
+                .map_err(|e| StoreError::Io {
                     message: format!("cannot open the loop's files: {e}"),
-                    hint: Some(e.hint()),
+                    hint: e.hint(),
                 })
         };
         Ok(Self {
@@ -38,17 +38,8 @@ impl LoopFiles {
         })
     }
 
-    /// The files of the repository in the current directory.
-    pub fn here(repo: &RepoId, number: u64) -> Result<Self, CliError> {
-        let vcs = crate::commands::common::clone_needed(
-            "the loop keeps its files in a git repository",
-            "run inside a clone of the pull request's repository",
-        )?;
-        Self::new(&vcs, repo, number)
-    }
-
     /// The watcher's state, `None` before the first poll.
-    pub fn load_watch(&self) -> Result<Option<WatchState>, CliError> {
+    pub fn load_watch(&self) -> Result<Option<WatchState>, StoreError> {
         if !self.watch.exists() {
             return Ok(None);
         }
@@ -58,15 +49,15 @@ impl LoopFiles {
     }
 
     /// The watcher's state, which must exist.
-    pub fn require_watch(&self, number: u64) -> Result<WatchState, CliError> {
-        self.load_watch()?.ok_or_else(|| CliError::NotFound {
+    pub fn require_watch(&self, number: u64) -> Result<WatchState, StoreError> {
+        self.load_watch()?.ok_or_else(|| StoreError::Missing {
             message: format!("PR #{number} has no watch state yet"),
-            hint: Some(format!("run `review watch {number} --once` first")),
+            hint: format!("run `review watch {number} --once` first"),
         })
     }
 
     /// The decisions (empty before the first).
-    pub fn load_decisions(&self) -> Result<Decisions, CliError> {
+    pub fn load_decisions(&self) -> Result<Decisions, StoreError> {
         state::load(&self.decisions).map_err(|e| corrupt(&self.decisions, &e, "decisions file"))
     }
 
@@ -74,38 +65,38 @@ impl LoopFiles {
     pub fn update_decisions<R>(
         &self,
         change: impl FnOnce(&mut Decisions) -> R,
-    ) -> Result<R, CliError> {
+    ) -> Result<R, StoreError> {
         state::update(&self.decisions, change)
             .map_err(|e| corrupt(&self.decisions, &e, "decisions file"))
     }
 }
 
-/// The decisions file as the use-cases' store: its errors are the CLI's own, given back whole.
+/// The decisions file as the use-cases' store.
 impl review_app::ports::DecisionsStore for LoopFiles {
-    type Error = CliError;
+    type Error = StoreError;
 
-    fn load(&self) -> Result<Decisions, CliError> {
+    fn load(&self) -> Result<Decisions, StoreError> {
         self.load_decisions()
     }
 
-    fn update(&self, change: &mut dyn FnMut(&mut Decisions)) -> Result<(), CliError> {
+    fn update(&self, change: &mut dyn FnMut(&mut Decisions)) -> Result<(), StoreError> {
         self.update_decisions(|d| change(d))
     }
 }
 
 /// The watch state file as the use-cases' store: saved atomically under its lock.
 impl review_app::watch_store::WatchStore for LoopFiles {
-    type Error = CliError;
+    type Error = StoreError;
 
-    fn load_watch(&self) -> Result<Option<WatchState>, CliError> {
+    fn load_watch(&self) -> Result<Option<WatchState>, StoreError> {
         Self::load_watch(self)
     }
 
-    fn save_watch(&self, state: &WatchState) -> Result<(), CliError> {
+    fn save_watch(&self, state: &WatchState) -> Result<(), StoreError> {
         state::locked(&self.watch, || state::save(&self.watch, state)).map_err(
-            |e: std::io::Error| CliError::Other {
+            |e: std::io::Error| StoreError::Io {
                 message: format!("cannot write {}: {e}", self.watch.display()),
-                hint: Some("check the permissions of the git directory".to_owned()),
+                hint: "check the permissions of the git directory".to_owned(),
             },
         )
     }
@@ -113,18 +104,16 @@ impl review_app::watch_store::WatchStore for LoopFiles {
 
 /// The loop's files as respond reads them: the decisions, and the watcher's state.
 impl review_app::respond::LoopStore for LoopFiles {
-    fn load_watch(&self) -> Result<Option<WatchState>, CliError> {
+    fn load_watch(&self) -> Result<Option<WatchState>, StoreError> {
         Self::load_watch(self)
     }
 }
 
-fn corrupt(path: &Path, e: &LoadError, what: &str) -> CliError {
-    CliError::Input {
+fn corrupt(path: &Path, e: &LoadError, what: &str) -> StoreError {
+    StoreError::Unusable {
         path: path.to_path_buf(),
         message: e.describe(what),
-        hint: Some(
-            "it was left as it is: fix it, or move it away to start the loop's memory afresh"
-                .to_owned(),
-        ),
+        hint: "it was left as it is: fix it, or move it away to start the loop's memory afresh"
+            .to_owned(),
     }
 }

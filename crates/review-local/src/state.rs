@@ -128,12 +128,12 @@ fn migrate(old: &Path, new: &Path) -> io::Result<()> {
             return Ok(());
         }
         if std::fs::symlink_metadata(new).is_ok() {
-            crate::output::narrate(&format!(
-                "warning: {} was written by an earlier release, and {} exists too: the newer \
-                 one is used, the old one is left as it is (move it away once you have looked)",
+            log::warn!(
+                "{} was written by an earlier release, and {} exists too: the newer one is \
+                 used, the old one is left as it is (move it away once you have looked)",
                 old.display(),
                 new.display()
-            ));
+            );
             return Ok(());
         }
         if let Some(dir) = new.parent() {

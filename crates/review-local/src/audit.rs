@@ -18,10 +18,10 @@ use review_github::adapter::GitHubHost;
 use serde::{Deserialize, Serialize};
 
 use crate::git::GitVcs;
-use crate::output;
 
 /// One line of the log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Entry {
     /// When, RFC 3339 UTC.
     pub time: String,
@@ -135,10 +135,7 @@ impl Audit {
                 file.sync_data()
             });
         if let Err(e) = written {
-            output::narrate(&format!(
-                "[review] warning: cannot write the audit log {}: {e}",
-                path.display()
-            ));
+            log::warn!("cannot write the audit log {}: {e}", path.display());
         }
     }
 

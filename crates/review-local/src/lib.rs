@@ -1,0 +1,106 @@
+//! The local adapters of `review`: what the use-cases of `review-app` read and write on the
+//! user's machine, beside the GitHub adapters of `review-github`.
+//!
+//! - [`git`]: the checkout and its history ([`git::GitVcs`] implements the core's `Vcs`), with
+//!   hooks and fsmonitor off for every git command the tool runs;
+//! - [`state`]: the per-pull-request files under the git common directory, written atomically
+//!   under a lock; paths take the common directory ([`state::pr_file_for`]), not a checkout;
+//! - [`ledger`] and [`loop_files`]: the reply ledger and the review loop's files, as the stores
+//!   `review-app` asks for, failing with a [`StoreError`];
+//! - [`audit`]: the append-only log of every mutation, and [`audit::AuditedHost`], a review
+//!   host that records into it;
+//! - [`command`]: the user's commands, each in a process group of its own, killed whole at its
+//!   deadline, without the user's tokens unless passed;
+//! - [`dispatch`]: follow-up tasks handed to an agent, one git worktree each;
+//! - [`round`]: the loop's clone as the round's working tree and as the origin of a line.
+//!
+//! Warnings about the files (a legacy file beside its successor, an audit line that could not
+//! be written) go to the [`log`] facade at the `warn` level; progress goes to the narrator the
+//! caller passes.
+
+pub mod audit;
+pub mod command;
+pub mod dispatch;
+pub mod git;
+pub mod ledger;
+pub mod loop_files;
+pub mod round;
+pub mod state;
+
+use std::path::PathBuf;
+
+/// A state file that cannot be used: the stores' error ([`ledger::LedgerFile`],
+/// [`loop_files::LoopFiles`]), each with what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The file is there but cannot be read as what it should hold, or cannot be written.
+    #[error("cannot use {}: {message}", path.display())]
+    Unusable {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+        /// What to do.
+        hint: String,
+    },
+    /// A file that must exist does not yet.
+    #[error("{message}")]
+    Missing {
+        /// What is missing.
+        message: String,
+        /// What to do.
+        hint: String,
+    },
+    /// The file's place cannot be found or made (no git directory, a legacy file that cannot
+    /// be moved), or the file cannot be written there.
+    #[error("{message}")]
+    Io {
+        /// What failed.
+        message: String,
+        /// What to do.
+        hint: String,
+    },
+}
+
+impl StoreError {
+    /// What to do about it.
+    pub fn hint(&self) -> &str {
+        match self {
+            Self::Unusable { hint, .. } | Self::Missing { hint, .. } | Self::Io { hint, .. } => {
+                hint
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The adapters know no command line, terminal, web form, tool server or configuration
+    /// file: those are the binary's. A dependency on one of those crates fails here.
+    #[test]
+    fn depends_on_no_command_line_form_server_or_config_crate() {
+        let manifest = include_str!("../Cargo.toml");
+        let deps = manifest
+            .split("[dependencies]")
+            .nth(1)
+            .and_then(|rest| rest.split("\n[").next())
+            .expect("a [dependencies] table");
+        let names: Vec<&str> = deps
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .filter_map(|l| l.split(['=', '.']).next().map(str::trim))
+            .collect();
+        assert!(names.contains(&"review-core"), "{names:?}");
+        for banned in [
+            "clap",
+            "clap_complete",
+            "clap_mangen",
+            "axum",
+            "rmcp",
+            "toml",
+        ] {
+            assert!(!names.contains(&banned), "review-local depends on {banned}");
+        }
+    }
+}
