@@ -494,7 +494,10 @@ fn prose_change(doc: &Doc, title_line: Option<&str>) -> Option<String> {
             let list_item = ["- ", "* ", "+ "].iter().any(|m| t.starts_with(m))
                 || t.split_once(". ")
                     .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-            !t.is_empty() && !list_item && !t.starts_with(['>', '|', '#', '<'])
+            // A parenthesised aside ("(Use Cmd/Ctrl + Click for best experience)") is no fix.
+            let plain_line = plain(t);
+            let aside = plain_line.trim().starts_with('(') && plain_line.trim().ends_with(')');
+            !t.is_empty() && !list_item && !aside && !t.starts_with(['>', '|', '#', '<'])
         })
         .flat_map(|l| sentences(l))
         .flat_map(|s| s.split("; "))

@@ -359,11 +359,37 @@ pub(crate) fn speculative(prose: &Prose) -> bool {
     prose.lead.has_any(HEDGES) && !prose.all.has_any(DEFECTS)
 }
 
+/// "Decide" in other languages: a finding that says a decision is needed leaves it to the
+/// author, as " decide " and " decision " do in English. Spaced words for the languages that
+/// space them, substrings for those that do not ("決め": 決める, 決めたうえで; not 決定論的,
+/// "deterministic").
+const DESIGN_ELSEWHERE: &[&str] = &[" decidir ", " entscheiden ", " décider ", " decidere "];
+const DESIGN_UNSPACED: &[&str] = &[
+    "決め",
+    "決定する必要",
+    "需要决定",
+    "需要決定",
+    "결정해야",
+    "결정이 필요",
+];
+
 /// The lead asks for a design decision, a refactoring, a new dependency or a change of scope:
 /// the words found.
 pub(crate) fn design(prose: &Prose) -> Option<String> {
     if let Some(asked) = asks_intent(prose.lead.as_str()) {
         return Some(asked);
+    }
+    let lead = prose.lead.as_str();
+    if let Some(word) = DESIGN_ELSEWHERE
+        .iter()
+        .find(|p| lead.contains(*p))
+        .or_else(|| {
+            (!lead.is_ascii())
+                .then(|| DESIGN_UNSPACED.iter().find(|p| lead.contains(*p)))
+                .flatten()
+        })
+    {
+        return Some(format!("it says \"{}\"", word.trim()));
     }
     if !prose.lead.has_any(DESIGN) {
         return None;
@@ -785,10 +811,15 @@ mod tests {
             "Unless the new default was deliberate, restore it.",
             // Extracting code into a new unit shared with others is a refactoring to decide.
             "Consider extracting this into a `BillingService` shared with the renewal job.",
+            // A decision asked for, in other languages.
+            "Hace falta decidir cómo serializar el acceso.",
+            "店舗ごとに締めるのか、全社で統一するのかを決めたうえで計算する必要があります。",
+            "어느 쪽으로 갈지 결정해야 합니다.",
         ] {
             assert!(design(&prose(text).1).is_some(), "{text}");
         }
         assert!(design(&prose("The designated handler is skipped.").1).is_none());
+        assert!(design(&prose("このテストは決定論的ではありません。").1).is_none());
         assert!(design(&prose("The intended value is lost when the cache is cold.").1).is_none());
         assert!(
             design(&prose("The cache is intended to be per request, but it is global.").1)

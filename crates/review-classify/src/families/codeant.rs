@@ -46,6 +46,15 @@ fn suggestion(doc: &Doc) -> Option<(String, Option<String>)> {
     })
 }
 
+/// Categories that mark a finding about wording or style, not behaviour: `[typo]`,
+/// `[naming]`, `[style]`, `[documentation]`, `[comment]`.
+fn style_category(category: &str) -> bool {
+    matches!(
+        category,
+        "typo" | "naming" | "style" | "formatting" | "documentation" | "docs" | "comment"
+    )
+}
+
 /// Whether the body is CodeAnt's.
 pub(crate) fn detect(doc: &Doc, lower: &str) -> bool {
     lower.contains("codeant.ai") || (suggestion(doc).is_some() && lower.contains("severity level:"))
@@ -87,6 +96,7 @@ pub(crate) fn read(doc: &Doc) -> Reading {
         known: severity.is_some() || category.is_some(),
         title: title.filter(|t| !t.is_empty()),
         severity,
+        style: category.as_deref().is_some_and(style_category),
         security: category
             .filter(|c| c.contains("security"))
             .map(|_| "CodeAnt's [security] category".to_owned()),
@@ -112,6 +122,9 @@ mod tests {
             "retry_budget has no serde default, so old configs panic at start-up"
         );
         assert_eq!(f.security, None);
+        assert!(!f.style_only, "a logic error is not style");
+        let typo = body.replace("[logic error]", "[typo]");
+        assert!(read(Family::CodeAnt, &typo).style_only, "a [typo] is style");
         let critical = body
             .replace("Major ⚠️", "Critical 🚨")
             .replace("[logic error]", "[security]");
