@@ -82,7 +82,7 @@ pub async fn respond(
         }),
     };
     let responded = ports.respond(&Narration, pr, source, automation).await?;
-    crate::statusing::refresh_if_resolved(conn, &host, automation, pr).await;
+    crate::statusing::refresh_if_resolved(conn, &host, automation, pr, None).await;
     Ok(responded)
 }
 

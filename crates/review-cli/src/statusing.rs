@@ -200,15 +200,17 @@ pub fn in_actions() -> bool {
 }
 
 /// [`refresh_after_resolving`] on `pr` (as read before the resolves) when `host` resolved a
-/// thread; nothing otherwise.
+/// thread; nothing otherwise. `denied`: the resolving command's own deny list (its flags
+/// merged in), else the user's file's.
 pub async fn refresh_if_resolved(
     conn: &Connection,
     host: &crate::audit::AuditedHost,
     automation: &review_core::gate::AutomationSettings,
     pr: &review_core::model::PullRequest,
+    denied: Option<&[String]>,
 ) {
     if host.resolved() > 0 {
-        refresh_after_resolving(conn, automation, pr).await;
+        refresh_after_resolving(conn, automation, pr, denied).await;
     }
 }
 
@@ -233,12 +235,14 @@ pub fn loop_escalations(
 /// After a command resolved threads on GitHub: the verdict published as `review/status`, if
 /// the viewer published one on the head (as a check run or a commit status:
 /// [`StandingPublisher`]), evaluated again and published over it
-/// ([`review_app::status::refresh`]), with the user's expected bots and denied paths. A
-/// failure is a warning: the command's own work stands.
+/// ([`review_app::status::refresh`]), with the user's expected bots and the resolving
+/// command's deny list (`denied`; `None`: the user's file's; the repository's is added by the
+/// read). A failure is a warning: the command's own work stands.
 pub async fn refresh_after_resolving(
     conn: &Connection,
     automation: &review_core::gate::AutomationSettings,
     pr: &review_core::model::PullRequest,
+    denied: Option<&[String]>,
 ) {
     let outcome = async {
         let config = crate::config::current()?;
@@ -246,7 +250,10 @@ pub async fn refresh_after_resolving(
         let request = review_app::status::StatusRequest {
             expected_bots: crate::config::merged(&[], &config.expect_bots),
             ignore_checks: Vec::new(),
-            denied_paths: crate::config::merged(&[], &config.deny),
+            denied_paths: denied.map_or_else(
+                || crate::config::merged(&[], &config.deny),
+                <[String]>::to_vec,
+            ),
             now: Some(review_app::watch::Clock::now(
                 &crate::watching::TerminalClock,
             )),

@@ -192,7 +192,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
             message: "--finish reads what the follow-up left in the git directory".to_owned(),
             hint: Some("run it in the clone the follow-up ran in".to_owned()),
         })?;
-        let tally = finish(&conn, &pr, &vcs, &automation).await?;
+        let tally = finish(&conn, &pr, &vcs, &automation, &denied).await?;
         return output::human(&wrap_up(&tally)).map_err(CliError::Output);
     }
 
@@ -442,7 +442,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
     if let Some(vcs) = &vcs {
         let store = StateFile::of(vcs, &pr)?;
         followup_app::leave_for_finish(&store, owed, followup_app::hides(&answers, &issues))?;
-        tally.add(finish(&conn, &pr, vcs, &automation).await?);
+        tally.add(finish(&conn, &pr, vcs, &automation, &denied).await?);
     }
     output::human(&wrap_up(&tally)).map_err(CliError::Output)?;
     if tally.tasks_failed > 0 && tally.tasks_done == 0 {
@@ -471,6 +471,7 @@ async fn finish(
     pr: &PullRequest,
     vcs: &GitVcs,
     automation: &review_core::gate::AutomationSettings,
+    denied: &[String],
 ) -> Result<Tally, CliError> {
     let store = StateFile::of(vcs, pr)?;
     let host = conn.audited_host(&automation.header, Some(vcs));
@@ -481,6 +482,6 @@ async fn finish(
         history: &GitHistory(vcs),
     };
     let tally = ports.finish(&Narration, pr, automation).await?;
-    crate::statusing::refresh_if_resolved(conn, &host, automation, pr).await;
+    crate::statusing::refresh_if_resolved(conn, &host, automation, pr, Some(denied)).await;
     Ok(tally)
 }

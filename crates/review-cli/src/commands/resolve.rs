@@ -65,7 +65,7 @@ pub async fn run(args: ResolveArgs) -> Result<(), CliError> {
             Err(e) => failed.push(format!("{id}: {e}")),
         }
     }
-    crate::statusing::refresh_if_resolved(&conn, &host, &automation, &pr).await;
+    crate::statusing::refresh_if_resolved(&conn, &host, &automation, &pr, None).await;
     if failed.is_empty() {
         Ok(())
     } else {

@@ -521,7 +521,14 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
         watcher.abort();
     }
     if let (Some(conn), Some(host)) = (&connection, &host) {
-        crate::statusing::refresh_if_resolved(conn, host, &settings.triage.automation, &pr).await;
+        crate::statusing::refresh_if_resolved(
+            conn,
+            host,
+            &settings.triage.automation,
+            &pr,
+            Some(&settings.triage.fixes.denied_paths),
+        )
+        .await;
     }
     let triaged = match outcome.map_err(triaging::cli_error)? {
         triage::Outcome::Closed(closed) => return print_closed(&closed, &settings),

@@ -725,3 +725,52 @@ async fn another_apps_check_run_is_not_refreshed() {
     assert!(github.posted_check_runs().is_empty());
     assert!(github.posted_statuses().is_empty());
 }
+
+/// The refresh after `triage --apply` resolves a nit plans with the triage's own deny list:
+/// a finding on a path its `--deny-path` names is one for a person, not one to fix.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refresh_after_triage_uses_the_triages_deny_list() {
+    const NIT: &str = "_🧹 Nitpick_\n\n**Prefer a more descriptive name than `a`.**\n\nConsider renaming `a` to say what it holds.";
+    let pr = PrBuilder::new()
+        .thread("T1", "src/lib.rs", 3, &[(bot("coderabbitai"), CRITICAL)])
+        .thread("T2", "src/other.rs", 1, &[(bot("coderabbitai"), NIT)])
+        .build();
+    let env = TestEnvironment::new();
+    crate::common::git(env.dir(), &["init", "-q", "-b", "feature"]);
+    let github = github_with(pr, vec![FakeCheck::passed("ci")]).await;
+    assert_eq!(status(&env, &github, &["--publish"]).code, 8);
+    let before = github.posted_statuses()[0]["description"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let graphql = github.graphql_url();
+    let rest = github.rest_url();
+    let out = env.run_with(
+        &[
+            "triage",
+            "1",
+            "--repo",
+            "acme/widgets",
+            "--apply",
+            "--deny-path",
+            "src/lib.rs",
+        ],
+        &[
+            ("GITHUB_GRAPHQL_URL", graphql.as_str()),
+            ("GITHUB_API_URL", rest.as_str()),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let posted = github.posted_statuses();
+    assert_eq!(
+        posted.len(),
+        2,
+        "refreshed once T2 was resolved: {posted:?}"
+    );
+    let after = posted[1]["description"].as_str().unwrap();
+    assert_ne!(after, before, "the deny list changed what T1 asks for");
+    assert!(
+        after.contains("person"),
+        "T1 is deny-listed, for a person: {after}"
+    );
+}
