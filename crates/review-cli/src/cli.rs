@@ -130,14 +130,19 @@ pub fn run() -> Result<(), CliError> {
         Err(e) => return Err(CliError::Clap(e)),
     };
     crate::output::set_color(cli.color);
-    let configured_hooks = crate::config::current()
+    // The user's file, read once for the run and handed to the command: a command that needs it
+    // fails on a broken file (saying where), one that does not (`schema`, `completions`, ...)
+    // runs all the same.
+    let config = crate::config::load();
+    let configured_hooks = config
+        .as_ref()
         .ok()
         .and_then(|c| c.run_hooks.as_ref().map(|(on, _)| *on))
         .unwrap_or(false);
     crate::git::set_run_hooks(cli.run_hooks || configured_hooks);
     let mut pass = cli.pass_token.clone();
     let mut extra_variables = Vec::new();
-    if let Ok(config) = crate::config::current() {
+    if let Ok(config) = &config {
         for (name, source) in &config.pass_token {
             match pass_token_name(name) {
                 Ok(kind) => pass.push(kind),
@@ -156,7 +161,8 @@ pub fn run() -> Result<(), CliError> {
             .collect();
     }
     crate::command::set_token_policy(pass, extra_variables);
-    let configured_jobs = crate::config::current()
+    let configured_jobs = config
+        .as_ref()
         .ok()
         .and_then(|c| c.jobs.as_ref().map(|(n, _)| *n));
     crate::command::set_jobs(
@@ -166,7 +172,7 @@ pub fn run() -> Result<(), CliError> {
             .unwrap_or(crate::command::DEFAULT_JOBS),
     );
     crate::audit::set_command(command_name(&cli.command));
-    runtime()?.block_on(dispatch(cli.command))
+    runtime()?.block_on(dispatch(cli.command, config))
 }
 
 /// A runtime for one command, on the thread that calls it.
@@ -184,7 +190,10 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
 /// same command function as the command line, a run of its own in the audit log. The settings
 /// the process took at start (color, hooks, the token policy, jobs) stay; `mcp` itself is
 /// refused (a server does not start another).
-pub(crate) async fn run_in_process(args: Vec<String>) -> Result<(), CliError> {
+pub(crate) async fn run_in_process(
+    args: Vec<String>,
+    config: crate::config::Config,
+) -> Result<(), CliError> {
     let cli = Cli::try_parse_from(std::iter::once("review".to_owned()).chain(args))?;
     if matches!(cli.command, Command::Mcp(_)) {
         return Err(CliError::Usage {
@@ -193,35 +202,37 @@ pub(crate) async fn run_in_process(args: Vec<String>) -> Result<(), CliError> {
         });
     }
     crate::audit::set_command(command_name(&cli.command));
-    dispatch(cli.command).await
+    dispatch(cli.command, Ok(config)).await
 }
 
-/// Runs the command.
-async fn dispatch(command: Command) -> Result<(), CliError> {
-    {
-        match command {
-            Command::Triage(args) => commands::triage::run(args).await,
-            Command::Threads(args) => commands::threads::run(args).await,
-            Command::Resolve(args) => commands::resolve::run(args).await,
-            Command::Reply(args) => commands::reply::run(args).await,
-            Command::Defer(args) => commands::defer::run(args).await,
-            Command::Respond(args) => commands::respond::run(args).await,
-            Command::Followup(args) => commands::followup::run(args).await,
-            Command::Watch(args) => commands::watch::run(args).await,
-            Command::Status(args) => commands::status::run(args).await,
-            Command::Rereview(args) => commands::rereview::run(args).await,
-            Command::Decide(args) => commands::decide::run(args).await,
-            Command::Fence(args) => commands::fence::run(args).await,
-            Command::CommitRound(args) => commands::commit_round::run(args).await,
-            Command::Loop(args) => commands::review_loop::run(args).await,
-            Command::JudgePrompt(args) => commands::judge_prompt::run(&args),
-            Command::Config(args) => commands::config::run(&args).await,
-            Command::Mcp(args) => commands::mcp::run(args).await,
-            Command::Schema(args) => commands::schema::run(&args),
-            Command::Completions(args) => commands::generate::completions(&args),
-            Command::Man(args) => commands::generate::man(&args),
-            Command::Snapshot(args) => commands::snapshot::run(args).await,
-            Command::Log(args) => commands::log::run(args).await,
-        }
+/// Runs the command with the user's configuration (`config`: as read, or why it could not be),
+/// which only the commands that use it ask for.
+async fn dispatch(
+    command: Command,
+    config: Result<crate::config::Config, CliError>,
+) -> Result<(), CliError> {
+    match command {
+        Command::Triage(args) => commands::triage::run(args, &config?).await,
+        Command::Threads(args) => commands::threads::run(args, &config?).await,
+        Command::Resolve(args) => commands::resolve::run(args, &config?).await,
+        Command::Reply(args) => commands::reply::run(args, &config?).await,
+        Command::Defer(args) => commands::defer::run(args, &config?).await,
+        Command::Respond(args) => commands::respond::run(args, &config?).await,
+        Command::Followup(args) => commands::followup::run(args, &config?).await,
+        Command::Watch(args) => commands::watch::run(args, &config?).await,
+        Command::Status(args) => commands::status::run(args, &config?).await,
+        Command::Rereview(args) => commands::rereview::run(args, &config?).await,
+        Command::Decide(args) => commands::decide::run(args, &config?).await,
+        Command::Fence(args) => commands::fence::run(args, &config?).await,
+        Command::CommitRound(args) => commands::commit_round::run(args, &config?).await,
+        Command::Loop(args) => commands::review_loop::run(args, &config?).await,
+        Command::JudgePrompt(args) => commands::judge_prompt::run(&args),
+        Command::Config(args) => commands::config::run(&args, &config?).await,
+        Command::Mcp(args) => commands::mcp::run(args, config?).await,
+        Command::Schema(args) => commands::schema::run(&args),
+        Command::Completions(args) => commands::generate::completions(&args),
+        Command::Man(args) => commands::generate::man(&args),
+        Command::Snapshot(args) => commands::snapshot::run(args, &config?).await,
+        Command::Log(args) => commands::log::run(args, &config?).await,
     }
 }

@@ -375,13 +375,13 @@ pub struct RepositoryLayer {
 }
 
 impl RepositoryLayer {
-    /// The deny-listed paths: the defaults, `flags` and the user's file, and this layer's.
-    pub fn denied(&self, flags: &[String]) -> Result<Vec<String>, CliError> {
+    /// The deny-listed paths: the defaults, `flags` and the `user`'s file, and this layer's.
+    pub fn denied(&self, flags: &[String], user: &Config) -> Vec<String> {
         let mut denied: Vec<String> = review_core::plan::DEFAULT_DENIED_PATHS
             .iter()
             .map(|p| (*p).to_owned())
             .collect();
-        for p in merged(flags, &current()?.deny)
+        for p in merged(flags, &user.deny)
             .into_iter()
             .chain(Config::values(&self.deny))
         {
@@ -389,7 +389,7 @@ impl RepositoryLayer {
                 denied.push(p);
             }
         }
-        Ok(denied)
+        denied
     }
 }
 
@@ -562,16 +562,6 @@ pub fn repository_override() -> Option<PathBuf> {
     std::env::var_os(EnvVars::REVIEW_REPO_CONFIG)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-}
-
-/// The configuration of this run (the current directory's repository), read once.
-pub fn current() -> Result<&'static Config, CliError> {
-    static CURRENT: std::sync::OnceLock<Config> = std::sync::OnceLock::new();
-    if let Some(config) = CURRENT.get() {
-        return Ok(config);
-    }
-    let loaded = load()?;
-    Ok(CURRENT.get_or_init(|| loaded))
 }
 
 /// `list` from the command line followed by the configured values, without repeats.

@@ -141,19 +141,11 @@ impl IssueTracker for GitHubIssues<'_> {
 }
 
 /// Whether deferring to issues is on: `flag`, else the user's `defer-to-issue`.
-pub fn wanted(flag: bool) -> Result<bool, CliError> {
-    Ok(flag
-        || crate::config::current()?
-            .defer_to_issue
-            .as_ref()
-            .is_some_and(|(on, _)| *on))
+pub fn wanted(flag: bool, config: &crate::config::Config) -> bool {
+    flag || config.defer_to_issue.as_ref().is_some_and(|(on, _)| *on)
 }
 
 /// The labels the user gives follow-up issues (`defer-labels`).
-pub fn labels() -> Result<Vec<String>, CliError> {
-    Ok(crate::config::current()?
-        .defer_labels
-        .iter()
-        .map(|(l, _)| l.clone())
-        .collect())
+pub fn labels(config: &crate::config::Config) -> Vec<String> {
+    config.defer_labels.iter().map(|(l, _)| l.clone()).collect()
 }

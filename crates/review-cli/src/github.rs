@@ -159,8 +159,9 @@ pub async fn connect(
     pr_arg: Option<&str>,
     repo_flag: Option<&str>,
     cwd: &Path,
+    config: &crate::config::Config,
 ) -> Result<Connection, CliError> {
-    connect_with(pr_arg, repo_flag, cwd, &ProcessEnv).await
+    connect_with(pr_arg, repo_flag, cwd, config, &ProcessEnv).await
 }
 
 /// The pull request named by `pr_arg`, and the host and repository it is on, without asking
@@ -271,6 +272,7 @@ async fn connect_with(
     pr_arg: Option<&str>,
     repo_flag: Option<&str>,
     cwd: &Path,
+    config: &crate::config::Config,
     env: &(dyn Env + Sync),
 ) -> Result<Connection, CliError> {
     let (pr, host, repo) = target(pr_arg, repo_flag, cwd, env)?;
@@ -280,7 +282,6 @@ async fn connect_with(
             "fix GH_HOST, GITHUB_API_URL or GITHUB_GRAPHQL_URL",
         )
     })?;
-    let config = crate::config::current()?;
     let key = (endpoints.host.clone(), repo.owner.clone());
     let remembered = remembered_tokens().and_then(|tokens| tokens.get(&key).cloned());
     let found = match remembered {

@@ -286,15 +286,23 @@ pub struct Responding<'a> {
     pub said: Mutex<BTreeSet<String>>,
     /// Whether the replies to `OUT_OF_SCOPE` decisions open a follow-up issue first.
     pub defer_to_issue: bool,
+    /// The user's configuration (the bots' channels).
+    pub config: &'a crate::config::Config,
 }
 
 impl<'a> Responding<'a> {
     /// A responder on the watcher's pull request that has said nothing yet.
-    pub fn new(watcher: &'a Watcher, files: &'a LoopFiles, vcs: &'a GitVcs) -> Self {
+    pub fn new(
+        watcher: &'a Watcher,
+        files: &'a LoopFiles,
+        vcs: &'a GitVcs,
+        config: &'a crate::config::Config,
+    ) -> Self {
         Self {
             watcher,
             files,
             vcs,
+            config,
             said: Mutex::new(BTreeSet::new()),
             defer_to_issue: false,
         }
@@ -320,6 +328,7 @@ impl Responder for Responding<'_> {
             Some(self.vcs),
             Some(self.files),
             self.defer_to_issue,
+            self.config,
         )
         .await?;
         Ok(responded)

@@ -46,7 +46,11 @@ fn lock_wait() -> Duration {
 /// Runs the `respond` use-case on `pr` (read under the posting lock) through the CLI's adapters:
 /// GitHub with the audit log, the ledger file and the loop's files of `vcs`'s repository (none
 /// outside a clone), git for citations; with `defer_to_issue`, the replies to `OUT_OF_SCOPE`
-/// decisions open their follow-up issue first.
+/// decisions open their follow-up issue first; the bots' channels as `config` overrides them.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "respond's inputs, each used once; `review respond` and the loop each pass their own"
+)]
 pub async fn respond(
     conn: &Connection,
     pr: &PullRequest,
@@ -55,10 +59,11 @@ pub async fn respond(
     vcs: Option<&GitVcs>,
     files: Option<&LoopFiles>,
     defer_to_issue: bool,
+    config: &crate::config::Config,
 ) -> Result<Responded, CliError> {
     let ledger = LedgerFile::new(vcs, &pr.repo, pr.number)?;
     let host = conn.audited_host(&automation.header, vcs);
-    let channels = crate::config::current()?.channels.clone();
+    let channels = config.channels.clone();
     let issues = if defer_to_issue {
         Some(crate::deferring::GitHubIssues::new(
             conn,
@@ -68,7 +73,7 @@ pub async fn respond(
     } else {
         None
     };
-    let labels = crate::deferring::labels()?;
+    let labels = crate::deferring::labels(config);
     let ports = RespondPorts {
         host: &host,
         rereads: &GitHubRereads(conn),
@@ -82,7 +87,7 @@ pub async fn respond(
         }),
     };
     let responded = ports.respond(&Narration, pr, source, automation).await?;
-    crate::statusing::refresh_if_resolved(conn, &host, automation, pr, None).await;
+    crate::statusing::refresh_if_resolved(conn, &host, automation, pr, None, config).await;
     Ok(responded)
 }
 

@@ -208,9 +208,10 @@ pub async fn refresh_if_resolved(
     automation: &review_core::gate::AutomationSettings,
     pr: &review_core::model::PullRequest,
     denied: Option<&[String]>,
+    config: &crate::config::Config,
 ) {
     if host.resolved() > 0 {
-        refresh_after_resolving(conn, automation, pr, denied).await;
+        refresh_after_resolving(conn, automation, pr, denied, config).await;
     }
 }
 
@@ -243,9 +244,9 @@ pub async fn refresh_after_resolving(
     automation: &review_core::gate::AutomationSettings,
     pr: &review_core::model::PullRequest,
     denied: Option<&[String]>,
+    config: &crate::config::Config,
 ) {
     let outcome = async {
-        let config = crate::config::current()?;
         let vcs = common::clone_here()?;
         let request = review_app::status::StatusRequest {
             expected_bots: crate::config::merged(&[], &config.expect_bots),

@@ -92,8 +92,9 @@ pub fn read_recorded(
 pub async fn read_live(
     pr: Option<&str>,
     repo: Option<&str>,
+    config: &crate::config::Config,
 ) -> Result<(github::Connection, PullRequest), CliError> {
-    let conn = github::connect(pr, repo, &common::cwd()?).await?;
+    let conn = github::connect(pr, repo, &common::cwd()?, config).await?;
     output::narrate(&format!(
         "[triage] step 1 — reading PR #{} ({}) from GitHub",
         conn.number, conn.repo

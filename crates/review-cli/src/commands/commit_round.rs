@@ -58,17 +58,17 @@ pub struct CommitRoundArgs {
 }
 
 /// Runs `review commit-round`.
-pub async fn run(args: CommitRoundArgs) -> Result<(), CliError> {
+pub async fn run(args: CommitRoundArgs, config: &crate::config::Config) -> Result<(), CliError> {
     let conn = crate::github::connect(
         args.pr.as_deref(),
         args.target.repo.as_deref(),
         &common::cwd()?,
+        config,
     )
     .await?;
     let (repo, number) = (conn.repo.clone(), conn.number);
     let vcs = loop_vcs(&repo, number)?;
     let files = LoopFiles::new(&vcs, &repo, number)?;
-    let config = crate::config::current()?;
     let check_cmd = crate::config::or_configured(args.check_cmd.as_ref(), config.checks.as_ref());
     let check = check_cmd.as_deref().map(|command| Check {
         command,
@@ -76,7 +76,7 @@ pub async fn run(args: CommitRoundArgs) -> Result<(), CliError> {
     });
     let denied = crate::config::repository_of(&conn.client, &repo, number)
         .await?
-        .denied(&args.deny_paths)?;
+        .denied(&args.deny_paths, config);
     let ports = RoundPorts {
         tree: &vcs,
         store: &files,

@@ -61,8 +61,8 @@ pub struct AutomationArgs {
 }
 
 impl AutomationArgs {
-    /// Validated settings, with the configured accounts and headers added.
-    pub fn settings(&self) -> Result<AutomationSettings, CliError> {
+    /// Validated settings, with the accounts and headers of the user's file (`config`) added.
+    pub fn settings(&self, config: &crate::config::Config) -> Result<AutomationSettings, CliError> {
         let usage = |message: String, hint: &str| CliError::Usage {
             message,
             hint: Some(hint.to_owned()),
@@ -89,7 +89,6 @@ impl AutomationArgs {
                 "pass the text the header starts with",
             ));
         }
-        let config = crate::config::current()?;
         Ok(AutomationSettings {
             accounts: crate::config::merged(&self.automation_accounts, &config.accounts),
             header: self.automated_header.clone(),
@@ -159,12 +158,13 @@ pub fn loop_files_here(
 pub async fn pr_number(
     pr: Option<&str>,
     repo: Option<&str>,
+    config: &crate::config::Config,
 ) -> Result<(review_core::model::RepoId, u64), CliError> {
     let cwd = cwd()?;
     match github::named_pull_request(pr, repo, &cwd)? {
         Some(found) => Ok(found),
         None => {
-            let conn = github::connect(None, repo, &cwd).await?;
+            let conn = github::connect(None, repo, &cwd, config).await?;
             Ok((conn.repo, conn.number))
         }
     }
@@ -175,8 +175,9 @@ pub async fn load(
     pr: Option<&str>,
     repo: Option<&str>,
     tag: &str,
+    config: &crate::config::Config,
 ) -> Result<(Connection, PullRequest), CliError> {
-    let conn = github::connect(pr, repo, &cwd()?).await?;
+    let conn = github::connect(pr, repo, &cwd()?, config).await?;
     let _spinner = output::Spinner::start(&format!("reading PR #{}", conn.number));
     let read = conn.read_pr().await?;
     let stats = conn.client.stats();

@@ -162,13 +162,16 @@ fn rows(config: &config::Config, repository: &config::RepositoryLayer) -> Vec<Ro
 }
 
 /// Runs `review config`.
-pub async fn run(args: &ConfigArgs) -> Result<(), CliError> {
-    let config = config::load()?;
+pub async fn run(args: &ConfigArgs, config: &config::Config) -> Result<(), CliError> {
     let repository = match &args.pr {
         Some(pr) => {
-            let conn =
-                crate::github::connect(Some(pr), args.target.repo.as_deref(), &common::cwd()?)
-                    .await?;
+            let conn = crate::github::connect(
+                Some(pr),
+                args.target.repo.as_deref(),
+                &common::cwd()?,
+                config,
+            )
+            .await?;
             let read = conn.read_pr().await?;
             config::repository(&conn.client, &read).await?
         }
@@ -177,7 +180,7 @@ pub async fn run(args: &ConfigArgs) -> Result<(), CliError> {
             None => config::RepositoryLayer::default(),
         },
     };
-    let rows = rows(&config, &repository);
+    let rows = rows(config, &repository);
     let text = if args.json {
         serde_json::to_string_pretty(&rows).map_err(|e| CliError::Other {
             message: e.to_string(),

@@ -100,11 +100,12 @@ fn read_answers(path: &std::path::Path) -> Result<BTreeMap<String, String>, CliE
 }
 
 /// Runs `review decide`.
-pub async fn run(args: DecideArgs) -> Result<(), CliError> {
+pub async fn run(args: DecideArgs, config: &crate::config::Config) -> Result<(), CliError> {
     let conn = crate::github::connect(
         args.pr.as_deref(),
         args.target.repo.as_deref(),
         &common::cwd()?,
+        config,
     )
     .await?;
     let (repo, number) = (conn.repo.clone(), conn.number);
@@ -112,7 +113,7 @@ pub async fn run(args: DecideArgs) -> Result<(), CliError> {
     let watch = files.require_watch(number)?;
     let denied = crate::config::repository_of(&conn.client, &repo, number)
         .await?
-        .denied(&args.deny_paths)?;
+        .denied(&args.deny_paths, config);
 
     let answers = match (&args.finding, &args.answer, &args.answers) {
         (Some(fp), Some(answer), _) => review_app::decide::Answers::One {

@@ -45,11 +45,16 @@ pub struct DeferArgs {
 }
 
 /// Runs `review defer`.
-pub async fn run(args: DeferArgs) -> Result<(), CliError> {
-    let automation = args.automation.settings()?;
+pub async fn run(args: DeferArgs, config: &crate::config::Config) -> Result<(), CliError> {
+    let automation = args.automation.settings(config)?;
     let id = common::thread_id(&args.thread)?;
-    let (conn, pr) =
-        common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[defer]").await?;
+    let (conn, pr) = common::load(
+        args.pr.as_deref(),
+        args.target.repo.as_deref(),
+        "[defer]",
+        config,
+    )
+    .await?;
     let vcs = common::clone_here()?;
     let repository = crate::config::repository(&conn.client, &pr).await?;
     let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
@@ -57,7 +62,7 @@ pub async fn run(args: DeferArgs) -> Result<(), CliError> {
     let _lock = PostLock::take(vcs.as_ref(), &pr)?;
     let pr = conn.read_pr().await?;
     let issues = deferring::GitHubIssues::new(&conn, pr.viewer.clone(), vcs.as_ref())?;
-    let labels = deferring::labels()?;
+    let labels = deferring::labels(config);
     let prepared =
         review_app::defer::defer_thread(&issues, &pr, &id, &args.note, &labels, &automation)
             .await?;
@@ -96,6 +101,7 @@ pub async fn run(args: DeferArgs) -> Result<(), CliError> {
         vcs.as_ref(),
         files.as_ref(),
         false,
+        config,
     )
     .await?;
     let lines: Vec<String> = responded.outcomes.iter().map(replying::render).collect();

@@ -35,8 +35,13 @@ pub struct FenceArgs {
     target: PrArgs,
 }
 
-async fn finding_body(args: &FenceArgs, fp: &str) -> Result<String, CliError> {
-    let (repo, number) = common::pr_number(args.pr.as_deref(), args.target.repo.as_deref()).await?;
+async fn finding_body(
+    args: &FenceArgs,
+    fp: &str,
+    config: &crate::config::Config,
+) -> Result<String, CliError> {
+    let (repo, number) =
+        common::pr_number(args.pr.as_deref(), args.target.repo.as_deref(), config).await?;
     let watch = common::loop_files_here(&repo, number)?.require_watch(number)?;
     let pending = watch
         .pending
@@ -60,9 +65,9 @@ async fn finding_body(args: &FenceArgs, fp: &str) -> Result<String, CliError> {
 }
 
 /// Runs `review fence`.
-pub async fn run(args: FenceArgs) -> Result<(), CliError> {
+pub async fn run(args: FenceArgs, config: &crate::config::Config) -> Result<(), CliError> {
     let body = match &args.finding {
-        Some(fp) => finding_body(&args, fp).await?,
+        Some(fp) => finding_body(&args, fp, config).await?,
         None => {
             let mut text = String::new();
             std::io::stdin()

@@ -122,11 +122,15 @@ fn read_answers(path: &Path) -> Result<FormAnswers, CliError> {
     })
 }
 
-async fn connect(args: &FollowupArgs) -> Result<(Connection, PullRequest), CliError> {
+async fn connect(
+    args: &FollowupArgs,
+    config: &crate::config::Config,
+) -> Result<(Connection, PullRequest), CliError> {
     match common::load(
         args.pr.as_deref(),
         args.target.repo.as_deref(),
         "[followup]",
+        config,
     )
     .await
     {
@@ -178,21 +182,21 @@ async fn show_form(
 }
 
 /// Runs `review followup`.
-pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
-    let automation = args.automation.settings()?;
-    let (conn, pr) = connect(&args).await?;
+pub async fn run(args: FollowupArgs, config: &crate::config::Config) -> Result<(), CliError> {
+    let automation = args.automation.settings(config)?;
+    let (conn, pr) = connect(&args, config).await?;
     let vcs = common::clone_here()?;
     // The deny list: the defaults, the flags, the user's file and the repository's (at the
     // base commit).
     let denied = crate::config::repository(&conn.client, &pr)
         .await?
-        .denied(&args.deny_paths)?;
+        .denied(&args.deny_paths, config);
     if args.finish {
         let vcs = vcs.ok_or_else(|| CliError::Usage {
             message: "--finish reads what the follow-up left in the git directory".to_owned(),
             hint: Some("run it in the clone the follow-up ran in".to_owned()),
         })?;
-        let tally = finish(&conn, &pr, &vcs, &automation, &denied).await?;
+        let tally = finish(&conn, &pr, &vcs, &automation, &denied, config).await?;
         return output::human(&wrap_up(&tally)).map_err(CliError::Output);
     }
 
@@ -204,14 +208,9 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
     }
     let summary = followup::Summary::of(&pr, &issues);
     let mut page = followup::form_page(&pr, &issues, &summary);
-    let translator = crate::config::or_configured(
-        args.translator_cmd.as_ref(),
-        crate::config::current()?.translator.as_ref(),
-    );
-    let analyst = crate::config::or_configured(
-        args.analyst_cmd.as_ref(),
-        crate::config::current()?.analyst.as_ref(),
-    );
+    let translator =
+        crate::config::or_configured(args.translator_cmd.as_ref(), config.translator.as_ref());
+    let analyst = crate::config::or_configured(args.analyst_cmd.as_ref(), config.analyst.as_ref());
     let translator = translator.filter(|c| !c.trim().is_empty());
     let analyst = analyst.filter(|c| !c.trim().is_empty());
     if translator.is_some() || analyst.is_some() {
@@ -375,7 +374,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
                 &Narration,
                 &pr,
                 &sorted.deferred,
-                &crate::deferring::labels()?,
+                &crate::deferring::labels(config),
             )
             .await,
         );
@@ -384,7 +383,6 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
     // Fix tasks.
     let mut owed = Vec::new();
     if !tasks.is_empty() {
-        let config = crate::config::current()?;
         let agent = crate::config::or_configured(args.agent_cmd.as_ref(), config.agent.as_ref());
         let vcs = vcs.as_ref().ok_or_else(|| CliError::Usage {
             message: "fix tasks run in a clone of the repository".to_owned(),
@@ -442,7 +440,7 @@ pub async fn run(args: FollowupArgs) -> Result<(), CliError> {
     if let Some(vcs) = &vcs {
         let store = StateFile::of(vcs, &pr)?;
         followup_app::leave_for_finish(&store, owed, followup_app::hides(&answers, &issues))?;
-        tally.add(finish(&conn, &pr, vcs, &automation, &denied).await?);
+        tally.add(finish(&conn, &pr, vcs, &automation, &denied, config).await?);
     }
     output::human(&wrap_up(&tally)).map_err(CliError::Output)?;
     if tally.tasks_failed > 0 && tally.tasks_done == 0 {
@@ -472,6 +470,7 @@ async fn finish(
     vcs: &GitVcs,
     automation: &review_core::gate::AutomationSettings,
     denied: &[String],
+    config: &crate::config::Config,
 ) -> Result<Tally, CliError> {
     let store = StateFile::of(vcs, pr)?;
     let host = conn.audited_host(&automation.header, Some(vcs));
@@ -482,6 +481,6 @@ async fn finish(
         history: &GitHistory(vcs),
     };
     let tally = ports.finish(&Narration, pr, automation).await?;
-    crate::statusing::refresh_if_resolved(conn, &host, automation, pr, Some(denied)).await;
+    crate::statusing::refresh_if_resolved(conn, &host, automation, pr, Some(denied), config).await;
     Ok(tally)
 }

@@ -31,8 +31,9 @@ pub struct LogArgs {
 }
 
 /// Runs `review log`.
-pub async fn run(args: LogArgs) -> Result<(), CliError> {
-    let (repo, number) = common::pr_number(args.pr.as_deref(), args.target.repo.as_deref()).await?;
+pub async fn run(args: LogArgs, config: &crate::config::Config) -> Result<(), CliError> {
+    let (repo, number) =
+        common::pr_number(args.pr.as_deref(), args.target.repo.as_deref(), config).await?;
     let vcs = common::clone_needed(
         "the audit log is kept in the clone",
         "run inside the clone the tool ran in",

@@ -379,6 +379,7 @@ impl Drop for InterruptOnDrop {
 /// stderr line goes to `lines` as it comes.
 fn start_command(
     args: Vec<String>,
+    config: crate::config::Config,
     turn: tokio::sync::OwnedMutexGuard<()>,
     lines: tokio::sync::mpsc::UnboundedSender<String>,
 ) -> Result<tokio::sync::oneshot::Receiver<Finished>, ErrorData> {
@@ -391,8 +392,8 @@ fn start_command(
             let _turn = turn;
             crate::command::resume();
             crate::output::capture(lines);
-            let result =
-                crate::cli::runtime().and_then(|rt| rt.block_on(crate::cli::run_in_process(args)));
+            let result = crate::cli::runtime()
+                .and_then(|rt| rt.block_on(crate::cli::run_in_process(args, config)));
             let code = crate::error::report(result);
             let (stdout, stderr) = crate::output::end_capture();
             let mut all = stderr.join("\n");
@@ -420,6 +421,8 @@ pub struct ReviewServer {
     turn: std::sync::Arc<tokio::sync::Mutex<()>>,
     /// `--lockdown`: withhold the text of comments by people without write access.
     lockdown: bool,
+    /// The user's configuration, read once when the server started: every call runs with it.
+    config: std::sync::Arc<crate::config::Config>,
 }
 
 fn text(s: impl Into<String>) -> Vec<ContentBlock> {
@@ -448,7 +451,7 @@ fn check_fingerprint(fp: &str) -> Result<(), String> {
 }
 
 impl ReviewServer {
-    fn new(args: &McpArgs) -> Result<Self, CliError> {
+    fn new(args: &McpArgs, config: crate::config::Config) -> Result<Self, CliError> {
         let mut tool_router = Self::tool_router();
         if !args.allow_writes {
             for name in WRITE_TOOLS {
@@ -495,6 +498,7 @@ impl ReviewServer {
             host: endpoints.host,
             turn: std::sync::Arc::default(),
             lockdown: args.lockdown,
+            config: std::sync::Arc::new(config),
         })
     }
 
@@ -555,7 +559,7 @@ impl ReviewServer {
         let turn = std::sync::Arc::clone(&self.turn).lock_owned().await;
         let (lines_tx, mut lines) = tokio::sync::mpsc::unbounded_channel();
         let mut guard = InterruptOnDrop { armed: true };
-        let mut done = start_command(args, turn, lines_tx)?;
+        let mut done = start_command(args, (*self.config).clone(), turn, lines_tx)?;
         let token = context.meta.get_progress_token();
         let (mut progress, mut cancelled) = (0u32, false);
         let notify = async |progress: u32, line: String| {
@@ -1128,15 +1132,15 @@ impl ReviewServer {
         ),
         String,
     > {
+        let config = &*self.config;
         let cwd = common::cwd().map_err(|e| e.to_string())?;
-        let conn = github::connect(Some(pr.trim()), self.repo.as_deref(), &cwd)
+        let conn = github::connect(Some(pr.trim()), self.repo.as_deref(), &cwd, config)
             .await
             .map_err(|e| e.to_string())?;
         let read = Reader::new(&conn.client)
             .pull_request(&conn.repo, conn.number)
             .await
             .map_err(|e| github::read_error(e).to_string())?;
-        let config = crate::config::current().map_err(|e| e.to_string())?;
         let automation = review_core::gate::AutomationSettings {
             accounts: crate::config::Config::values(&config.accounts).collect(),
             extra_headers: crate::config::Config::values(&config.headers).collect(),
@@ -1227,8 +1231,8 @@ impl ServerHandler for ReviewServer {
 }
 
 /// Runs `review mcp` until the client closes stdin.
-pub async fn run(args: McpArgs) -> Result<(), CliError> {
-    let server = ReviewServer::new(&args)?;
+pub async fn run(args: McpArgs, config: crate::config::Config) -> Result<(), CliError> {
+    let server = ReviewServer::new(&args, config)?;
     // One token per host and owner for the server's life, not one look-up per call.
     github::remember_tokens();
     let turn = std::sync::Arc::clone(&server.turn);

@@ -73,12 +73,17 @@ fn read_body(args: &ReplyArgs) -> Result<String, CliError> {
 }
 
 /// Runs `review reply`.
-pub async fn run(args: ReplyArgs) -> Result<(), CliError> {
-    let automation = args.automation.settings()?;
+pub async fn run(args: ReplyArgs, config: &crate::config::Config) -> Result<(), CliError> {
+    let automation = args.automation.settings(config)?;
     let text = read_body(&args)?;
     let id = common::thread_id(&args.thread)?;
-    let (conn, pr) =
-        common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[reply]").await?;
+    let (conn, pr) = common::load(
+        args.pr.as_deref(),
+        args.target.repo.as_deref(),
+        "[reply]",
+        config,
+    )
+    .await?;
     let vcs = common::clone_here()?;
     let repository = crate::config::repository(&conn.client, &pr).await?;
     let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;

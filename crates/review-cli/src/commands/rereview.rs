@@ -54,14 +54,15 @@ pub struct RereviewArgs {
 }
 
 /// Runs `review rereview`.
-pub async fn run(args: RereviewArgs) -> Result<(), CliError> {
-    let automation = args.automation.settings()?;
-    let expected = crate::config::merged(&args.expect_bots, &crate::config::current()?.expect_bots);
+pub async fn run(args: RereviewArgs, config: &crate::config::Config) -> Result<(), CliError> {
+    let automation = args.automation.settings(config)?;
+    let expected = crate::config::merged(&args.expect_bots, &config.expect_bots);
     review_app::rereview::check_bots(&expected)?;
     let (conn, pr) = common::load(
         args.pr.as_deref(),
         args.target.repo.as_deref(),
         "[rereview]",
+        config,
     )
     .await?;
     let vcs = GitVcs::open(&common::cwd()?).ok();

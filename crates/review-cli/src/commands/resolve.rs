@@ -30,15 +30,20 @@ pub struct ResolveArgs {
 }
 
 /// Runs `review resolve`.
-pub async fn run(args: ResolveArgs) -> Result<(), CliError> {
-    let automation = args.automation.settings()?;
+pub async fn run(args: ResolveArgs, config: &crate::config::Config) -> Result<(), CliError> {
+    let automation = args.automation.settings(config)?;
     let ids: Vec<ThreadId> = args
         .threads
         .iter()
         .map(|t| common::thread_id(t))
         .collect::<Result<_, _>>()?;
-    let (conn, pr) =
-        common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[resolve]").await?;
+    let (conn, pr) = common::load(
+        args.pr.as_deref(),
+        args.target.repo.as_deref(),
+        "[resolve]",
+        config,
+    )
+    .await?;
     let vcs = common::clone_here()?;
     let repository = crate::config::repository(&conn.client, &pr).await?;
     let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
@@ -65,7 +70,7 @@ pub async fn run(args: ResolveArgs) -> Result<(), CliError> {
             Err(e) => failed.push(format!("{id}: {e}")),
         }
     }
-    crate::statusing::refresh_if_resolved(&conn, &host, &automation, &pr, None).await;
+    crate::statusing::refresh_if_resolved(&conn, &host, &automation, &pr, None, config).await;
     if failed.is_empty() {
         Ok(())
     } else {

@@ -124,11 +124,16 @@ fn read_replies(path: &Path) -> Result<Vec<Reply>, CliError> {
 }
 
 /// Runs `review respond`.
-pub async fn run(args: RespondArgs) -> Result<(), CliError> {
-    let automation = args.automation.settings()?;
+pub async fn run(args: RespondArgs, config: &crate::config::Config) -> Result<(), CliError> {
+    let automation = args.automation.settings(config)?;
     let file_replies = args.replies.as_deref().map(read_replies).transpose()?;
-    let (conn, pr) =
-        common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[respond]").await?;
+    let (conn, pr) = common::load(
+        args.pr.as_deref(),
+        args.target.repo.as_deref(),
+        "[respond]",
+        config,
+    )
+    .await?;
     let vcs = common::clone_here()?;
     if let Some(replies) = &file_replies {
         review_app::respond::check_citations(&History(vcs.as_ref()), &pr, replies)?;
@@ -156,7 +161,8 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
         None => Source::FromDecisions,
     };
     // Never for a replies file: the user wrote those words.
-    let defer = source == Source::FromDecisions && crate::deferring::wanted(args.defer_to_issue)?;
+    let defer =
+        source == Source::FromDecisions && crate::deferring::wanted(args.defer_to_issue, config);
     let responded = replying::respond(
         &conn,
         &pr,
@@ -165,6 +171,7 @@ pub async fn run(args: RespondArgs) -> Result<(), CliError> {
         vcs.as_ref(),
         files.as_ref(),
         defer,
+        config,
     )
     .await?;
     let lines: Vec<String> = responded.outcomes.iter().map(replying::render).collect();

@@ -100,10 +100,9 @@ pub struct LoopArgs {
 }
 
 /// Runs `review loop`.
-pub async fn run(args: LoopArgs) -> Result<(), CliError> {
+pub async fn run(args: LoopArgs, config: &crate::config::Config) -> Result<(), CliError> {
     let mut args = args;
-    let automation = args.automation.settings()?;
-    let config = crate::config::current()?;
+    let automation = args.automation.settings(config)?;
     args.judge_cmd = crate::config::or_configured(args.judge_cmd.as_ref(), config.judge.as_ref());
     args.fixer_cmd = crate::config::or_configured(args.fixer_cmd.as_ref(), config.fixer.as_ref());
     args.check_cmd = crate::config::or_configured(args.check_cmd.as_ref(), config.checks.as_ref());
@@ -117,7 +116,13 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
         });
     };
     let cwd = common::cwd()?;
-    let conn = github::connect(args.pr.as_deref(), args.target.repo.as_deref(), &cwd).await?;
+    let conn = github::connect(
+        args.pr.as_deref(),
+        args.target.repo.as_deref(),
+        &cwd,
+        config,
+    )
+    .await?;
     let vcs = crate::round::loop_vcs(&conn.repo, conn.number)?;
     // A run killed while its fixer worked left edits the journal knows: undone, so the fixer
     // starts clean and nothing is applied twice.
@@ -158,7 +163,7 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
         check: args.check_cmd.clone(),
         check_timeout: Duration::from_secs(args.check_timeout),
         notify: args.notify,
-        denied: repository.denied(&args.deny_paths)?,
+        denied: repository.denied(&args.deny_paths, config),
         interval: Duration::from_secs(args.poll.interval),
         max_polls: args.poll.max_polls,
         max_rounds: args.max_rounds,
@@ -171,8 +176,8 @@ pub async fn run(args: LoopArgs) -> Result<(), CliError> {
         command: args.fixer_cmd.clone().unwrap_or_default(),
         vcs: &vcs,
     };
-    let mut responder = Responding::new(&watcher, &files, &vcs);
-    responder.defer_to_issue = crate::deferring::wanted(args.defer_to_issue)?;
+    let mut responder = Responding::new(&watcher, &files, &vcs, config);
+    responder.defer_to_issue = crate::deferring::wanted(args.defer_to_issue, config);
     if args.rereview_late {
         review_app::rereview::check_bots(&args.poll.expect_bots)?;
     }

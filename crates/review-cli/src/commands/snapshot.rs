@@ -29,11 +29,12 @@ pub struct SnapshotArgs {
 }
 
 /// Runs `review snapshot`.
-pub async fn run(args: SnapshotArgs) -> Result<(), CliError> {
+pub async fn run(args: SnapshotArgs, config: &crate::config::Config) -> Result<(), CliError> {
     let (_, pr) = common::load(
         args.pr.as_deref(),
         args.target.repo.as_deref(),
         "[snapshot]",
+        config,
     )
     .await?;
     let mut text = snapshot::to_string(&pr, Some(&now_rfc3339()));

@@ -95,8 +95,8 @@ pub struct StatusArgs {
 }
 
 /// Runs `review status`.
-pub async fn run(args: StatusArgs) -> Result<(), CliError> {
-    let automation = args.automation.settings()?;
+pub async fn run(args: StatusArgs, config: &crate::config::Config) -> Result<(), CliError> {
+    let automation = args.automation.settings(config)?;
     for (flag, values) in [
         ("--expect-bot", &args.expect_bots),
         ("--ignore-check", &args.ignore_checks),
@@ -115,19 +115,22 @@ pub async fn run(args: StatusArgs) -> Result<(), CliError> {
         });
     }
     let cwd = common::cwd()?;
-    let conn = github::connect(args.pr.as_deref(), args.target.repo.as_deref(), &cwd).await?;
+    let conn = github::connect(
+        args.pr.as_deref(),
+        args.target.repo.as_deref(),
+        &cwd,
+        config,
+    )
+    .await?;
     let label = format!("{}#{}", conn.repo, conn.number);
     let vcs = common::clone_here()?;
     // The review loop's escalations, when its decisions are kept in this clone.
     let escalated = crate::statusing::loop_escalations(vcs.as_ref(), &conn.repo, conn.number)?;
     let live = LivePr::new(conn, automation, vcs)?;
     let request = StatusRequest {
-        expected_bots: crate::config::merged(
-            &args.expect_bots,
-            &crate::config::current()?.expect_bots,
-        ),
+        expected_bots: crate::config::merged(&args.expect_bots, &config.expect_bots),
         ignore_checks: args.ignore_checks.clone(),
-        denied_paths: crate::config::merged(&args.deny_paths, &crate::config::current()?.deny),
+        denied_paths: crate::config::merged(&args.deny_paths, &config.deny),
         now: Some(review_app::watch::Clock::now(
             &crate::watching::TerminalClock,
         )),

@@ -34,10 +34,15 @@ pub struct ThreadsArgs {
 }
 
 /// Runs `review threads`.
-pub async fn run(args: ThreadsArgs) -> Result<(), CliError> {
-    let automation = args.automation.settings()?;
-    let (conn, pr) =
-        common::load(args.pr.as_deref(), args.target.repo.as_deref(), "[threads]").await?;
+pub async fn run(args: ThreadsArgs, config: &crate::config::Config) -> Result<(), CliError> {
+    let automation = args.automation.settings(config)?;
+    let (conn, pr) = common::load(
+        args.pr.as_deref(),
+        args.target.repo.as_deref(),
+        "[threads]",
+        config,
+    )
+    .await?;
     let vcs = common::clone_here()?;
     let repository = crate::config::repository(&conn.client, &pr).await?;
     let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;

@@ -201,14 +201,13 @@ struct Settings {
 }
 
 impl Settings {
-    fn from_args(mut args: TriageArgs) -> Result<Self, CliError> {
+    fn from_args(mut args: TriageArgs, config: &crate::config::Config) -> Result<Self, CliError> {
         let mut plan_notes = Vec::new();
         let usage = |message: String, hint: &str| CliError::Usage {
             message,
             hint: Some(hint.to_owned()),
         };
         // Flags win; what they leave unset comes from the user's config file.
-        let config = crate::config::current()?;
         let default_on =
             |v: &Option<(bool, crate::config::Source)>| v.as_ref().is_some_and(|(on, _)| *on);
         if args.input.is_none() && !args.no_apply && default_on(&config.apply) {
@@ -280,7 +279,7 @@ impl Settings {
                 }
             }
         };
-        let automation = args.automation.settings()?;
+        let automation = args.automation.settings(config)?;
         // The deny list is assembled once the repository's file is read (`run`).
         let fixes = FixSettings {
             fixer_available: args
@@ -378,8 +377,8 @@ fn parse_pr(text: &str) -> Result<(u64, Option<RepoId>), CliError> {
 
 /// Runs `review triage`: reads the pull request, runs the pre-review, wires the adapters
 /// (`crate::triaging`), runs `review_app::triage`, and prints the report.
-pub async fn run(args: TriageArgs) -> Result<(), CliError> {
-    let mut settings = Settings::from_args(args)?;
+pub async fn run(args: TriageArgs, config: &crate::config::Config) -> Result<(), CliError> {
+    let mut settings = Settings::from_args(args, config)?;
     if settings.substep {
         output::collect_narration();
     }
@@ -388,7 +387,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     let mut pr = match &settings.source {
         Source::Snapshot { path, pr, repo } => triaging::read_recorded(path, *pr, repo.as_ref())?,
         Source::Live { pr, repo } => {
-            let (conn, read) = triaging::read_live(pr.as_deref(), repo.as_deref()).await?;
+            let (conn, read) = triaging::read_live(pr.as_deref(), repo.as_deref(), config).await?;
             connection = Some(conn);
             read
         }
@@ -404,7 +403,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
     };
     // The deny list, one way for every command: the defaults, the flags, the user's file and
     // the repository's.
-    settings.triage.fixes.denied_paths = repository.denied(&settings.deny_flags)?;
+    settings.triage.fixes.denied_paths = repository.denied(&settings.deny_flags, config);
     let mut pre_review = "skip";
     match (&settings.source, &settings.reviewer, &connection) {
         (Source::Snapshot { .. }, _, _) => {
@@ -527,6 +526,7 @@ pub async fn run(args: TriageArgs) -> Result<(), CliError> {
             &settings.triage.automation,
             &pr,
             Some(&settings.triage.fixes.denied_paths),
+            config,
         )
         .await;
     }

@@ -41,8 +41,8 @@ pub struct WatchArgs {
 }
 
 /// Runs `review watch`.
-pub async fn run(args: WatchArgs) -> Result<(), CliError> {
-    let automation = args.automation.settings()?;
+pub async fn run(args: WatchArgs, config: &crate::config::Config) -> Result<(), CliError> {
+    let automation = args.automation.settings(config)?;
     if args.poll.expect_bots.iter().any(|b| b.trim().is_empty()) {
         return Err(CliError::Usage {
             message: "--expect-bot cannot be empty".to_owned(),
@@ -53,6 +53,7 @@ pub async fn run(args: WatchArgs) -> Result<(), CliError> {
         args.pr.as_deref(),
         args.target.repo.as_deref(),
         &common::cwd()?,
+        config,
     )
     .await?;
     let files = common::loop_files_here(&conn.repo, conn.number)?;
@@ -60,10 +61,7 @@ pub async fn run(args: WatchArgs) -> Result<(), CliError> {
         conn,
         files,
         crate::watching::settings(
-            &crate::config::merged(
-                &args.poll.expect_bots,
-                &crate::config::current()?.expect_bots,
-            ),
+            &crate::config::merged(&args.poll.expect_bots, &config.expect_bots),
             args.poll.late_after,
         ),
         automation,

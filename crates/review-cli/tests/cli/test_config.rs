@@ -220,6 +220,23 @@ async fn unknown_keys_and_bad_values_are_errors_with_file_line_and_key() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_broken_user_file_stops_the_commands_that_read_it_and_no_other() {
+    // The file is read once for the run and handed to the command that needs it: `threads`
+    // fails, saying where; `schema` and `judge-prompt` read no configuration and run.
+    let (env, github) = setup().await;
+    env.write("home/config.toml", "[paths]\ndeny = 3\n");
+    let out = run(&env, &github, &["threads", "1", "--repo", "acme/widgets"]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(out.stderr.contains("home/config.toml"), "{}", out.stderr);
+    for args in [&["schema", "report"][..], &["judge-prompt", "triage"][..]] {
+        let out = run(&env, &github, args);
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+    assert!(github.mutations().is_empty(), "nothing was done");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn the_users_defaults_apply_and_flags_win() {
     let (env, github) = setup().await;
     env.write("README", "x\n");
