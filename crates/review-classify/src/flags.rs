@@ -102,6 +102,16 @@ const DESIGN: &[&str] = &[
     " should we ",
     " trade off",
     " tradeoff",
+    " at the cost of ",
+    // The reviewer asks which of two behaviours the author wants.
+    " which default do you want",
+    " which behaviour do you want",
+    " which behavior do you want",
+    " which do you want",
+    " which one do you want",
+    " do you want the ",
+    " would you prefer ",
+    " do you prefer ",
     " consider restructuring ",
     " restructure ",
     " restructuring ",
@@ -164,6 +174,13 @@ const STYLE: &[&str] = &[
     " typo in the docstring",
     " typo in doc",
     " typo in the doc",
+    // A message's wording, not a key or an identifier (a typo there can be a defect).
+    " typo in log message",
+    " typo in the log message",
+    " typo in error message",
+    " typo in the error message",
+    " typo in warning message",
+    " typo in the warning message",
     " spelling ",
     " misspell",
     " grammar",
@@ -363,7 +380,20 @@ pub(crate) fn speculative(prose: &Prose) -> bool {
 /// author, as " decide " and " decision " do in English. Spaced words for the languages that
 /// space them, substrings for those that do not ("決め": 決める, 決めたうえで; not 決定論的,
 /// "deterministic").
-const DESIGN_ELSEWHERE: &[&str] = &[" decidir ", " entscheiden ", " décider ", " decidere "];
+const DESIGN_ELSEWHERE: &[&str] = &[
+    " decidir ",
+    " entscheiden ",
+    " décider ",
+    " decidere ",
+    // "If that is intended": whether a change was meant is the author's to say.
+    " beabsichtigt",
+    " gewollt ",
+    " sein soll",
+    // "One option would be": a choice offered, not the change.
+    " eine möglichkeit",
+    " intencional",
+    " intentionnel",
+];
 const DESIGN_UNSPACED: &[&str] = &[
     "決め",
     "決定する必要",
@@ -815,6 +845,10 @@ mod tests {
             "Hace falta decidir cómo serializar el acceso.",
             "店舗ごとに締めるのか、全社で統一するのかを決めたうえで計算する必要があります。",
             "어느 쪽으로 갈지 결정해야 합니다.",
+            "Switching works everywhere but changes logging, at the cost of a lookup table.",
+            "Which default do you want the role to ship?",
+            "Falls das so gewollt ist, sollte es im Changelog stehen.",
+            "Ein Schalter wäre eine Möglichkeit, falls JSON die Standardausgabe sein soll.",
         ] {
             assert!(design(&prose(text).1).is_some(), "{text}");
         }
@@ -851,6 +885,7 @@ mod tests {
     #[test]
     fn style_titles() {
         assert!(style_title("Typo in comment"));
+        assert!(style_title("Typo in log message"));
         assert!(style_title("Fix indentation of the match arms"));
         assert!(style_title("Rename for clarity"));
         assert!(!style_title("Typo in the key name breaks lookup"));

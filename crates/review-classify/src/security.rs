@@ -146,6 +146,10 @@ pub(crate) const WEAKNESSES: &[&str] = &[
     " chmod 777 ",
     " any local user ",
     " every local user ",
+    // Credentials or data sent where anyone on the path can read them.
+    " plain http ",
+    " cleartext ",
+    " clear text ",
     // Information exposure: personal data, or what a machine or a person is, made public.
     " privacy ",
     " personal data ",
@@ -304,6 +308,7 @@ mod tests {
             "A crafted email reads or modifies any row in `users`.",
             "`os.makedirs(cache_dir, mode=0o777)` lets every local user write into the cache.",
             "The notes record a home path, which publishes a username in a public repository.",
+            "A redirect to `http://` keeps the header, so the token is sent over plain HTTP.",
             "A name containing `..` escapes that directory and overwrites the hook.",
             "The lookup concatenates the id; use a parameterised query.",
             "The export endpoint is reachable by unauthenticated callers.",

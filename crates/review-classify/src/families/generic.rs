@@ -71,8 +71,8 @@ pub(crate) fn read_titled(doc: &Doc) -> Reading {
     }
 }
 
-/// Bito: its run-status and progress notices, its changelist summary, and findings with a bold
-/// (or HTML `<b>`) title.
+/// Bito: its run-status and progress notices, its run and changelist summaries, and findings
+/// with a bold (or HTML `<b>`) title.
 pub(crate) fn read_bito(doc: &Doc) -> Reading {
     // The notice's whole first line (a finding's title may start with the same words).
     const NOTICES: &[(&str, NonFinding, &str)] = &[
@@ -97,6 +97,14 @@ pub(crate) fn read_bito(doc: &Doc) -> Reading {
         .next()
         .map(|(i, _)| doc.plain_of(i).trim().to_lowercase())
         .unwrap_or_default();
+    // The run's summary: "Code Review Agent Run #7be21c", its counts and the tools it ran (the
+    // findings are comments of their own).
+    let run_summary = first
+        .strip_prefix("code review agent run #")
+        .is_some_and(|id| !id.is_empty() && id.chars().all(|c| c.is_ascii_hexdigit()));
+    if run_summary {
+        return Reading::non_finding(doc, NonFinding::Summary, "Bito's run summary");
+    }
     match NOTICES.iter().find(|(p, _, _)| first == *p) {
         Some(&(_, kind, why)) => Reading::non_finding(doc, kind, why),
         None => read_titled(doc),
@@ -217,6 +225,10 @@ mod tests {
             ),
             (
                 "**Changelist by Bito**\n\n- Adds a cache.",
+                NonFinding::Summary,
+            ),
+            (
+                "**Code Review Agent Run #7be21c**\n\n- Tools: Detect-secrets - Successful",
                 NonFinding::Summary,
             ),
         ] {
