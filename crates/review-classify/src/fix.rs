@@ -159,6 +159,41 @@ const FOREIGN_VERBS: &[&str] = &[
     "supprimez",
     "retournez",
     "appelez",
+    // More imperatives: Spanish (tú and usted), Portuguese, French.
+    "genera",
+    "genere",
+    "reutiliza",
+    "reutilice",
+    "rechaza",
+    "rechace",
+    "mueve",
+    "mueva",
+    "renombra",
+    "renombre",
+    "corrige",
+    "corrija",
+    "valida",
+    "valide",
+    "añada",
+    "agregue",
+    "cambie",
+    "elimine",
+    "devuelva",
+    "llame",
+    "acrescente",
+    "inclua",
+    "mova",
+    "renomeie",
+    "altere",
+    "defina",
+    "extraia",
+    "rejeite",
+    "passez",
+    "déplacez",
+    "renommez",
+    "corrigez",
+    "validez",
+    "rejetez",
 ];
 
 /// Phrases that make an instruction of what follows them, in a sentence with a code span.
@@ -179,6 +214,8 @@ const MODALS: &[&str] = &[
     " deveria ",
     " sollte ",
     " devrait ",
+    // "It is enough to ...": Spanish and Portuguese ("basta con", "basta").
+    " basta ",
 ];
 
 /// Words saying that a gerund clause (`Using X ...`) is the fix.
@@ -784,6 +821,8 @@ mod tests {
             "`args.force`가 참이면 전체 경로를 선택하도록 조건을 바꿔 주세요.",
             "请检查 `Close()` 的错误并在失败时返回。",
             "Bitte den Aufruf von `writeFile` awaiten.",
+            "Acrescente `quantidade > 0` à condição.",
+            "Basta con rechazar la petición cuando `fin <= inicio`.",
         ] {
             assert!(names_change(s), "{s}");
         }
@@ -812,6 +851,7 @@ mod tests {
             "Please close the reader when the loop exits early.",
             "Reject negative page sizes",
             "Await the commit.",
+            "Genera la clave una sola vez al crear el pedido y reutilízala en los reintentos.",
         ] {
             assert!(instructs_in_prose(s), "{s}");
         }
