@@ -174,6 +174,11 @@ const STYLE: &[&str] = &[
     " typo in the docstring",
     " typo in doc",
     " typo in the doc",
+    " missing docstring",
+    " lacks a docstring",
+    " parameter docs",
+    " missing documentation",
+    " lacks documentation",
     // A message's wording, not a key or an identifier (a typo there can be a defect).
     " typo in log message",
     " typo in the log message",
@@ -886,6 +891,7 @@ mod tests {
     fn style_titles() {
         assert!(style_title("Typo in comment"));
         assert!(style_title("Typo in log message"));
+        assert!(style_title("Public method lacks parameter docs"));
         assert!(style_title("Fix indentation of the match arms"));
         assert!(style_title("Rename for clarity"));
         assert!(!style_title("Typo in the key name breaks lookup"));
