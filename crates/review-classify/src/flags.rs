@@ -603,14 +603,15 @@ fn path_token(raw: &str) -> Option<&str> {
     (stem_ok && EXTENSIONS.contains(&ext)).then_some(t)
 }
 
-/// Whether a path named in prose is the thread's file.
+/// Whether a path named in prose is the thread's file. A path with spaces (`People Directory
+/// 1/ContentView.swift`) reaches the reader in pieces: its last piece is still the thread's file.
 fn same_file(token: &str, path: &str) -> bool {
     let path = path.trim().trim_start_matches("./");
     let token = token.trim_start_matches("./");
     token == path
         || path
             .strip_suffix(token)
-            .is_some_and(|head| head.ends_with('/'))
+            .is_some_and(|head| head.ends_with('/') || (head.ends_with(' ') && token.contains('/')))
         || token
             .strip_suffix(path)
             .is_some_and(|head| head.ends_with('/'))

@@ -273,9 +273,13 @@ pub(crate) fn read(family: Family, body: &str, path: &str, header: &str) -> Find
         Some("the title is about style".to_owned())
     } else if flags::nit_marker(&doc, header) {
         Some("a nit marker".to_owned())
-    } else if flags::docs_file(path) && design_why.is_none() {
+    } else if flags::docs_file(path)
+        && design_why.is_none()
+        && !matches!(severity, Severity::High | Severity::Critical)
+    {
         // Documentation, unless the finding asks for a decision (docs and code that disagree:
-        // which one changes is the author's choice).
+        // which one changes is the author's choice) or the bot rates it high or critical (a
+        // plan, a runbook or a spec can be wrong in ways that matter).
         Some("the thread is on a documentation file".to_owned())
     } else {
         None

@@ -46,6 +46,8 @@ fn non_finding(doc: &Doc, lower: &str) -> Option<(NonFinding, &'static str)> {
         .next()
         .map(|(i, _)| doc.plain_of(i).to_lowercase())?;
     (first == "pull request overview"
+        || first == "copilot review overview"
+        || lower.contains("<!-- ccr-overview-v2 -->")
         || (lower.contains("copilot reviewed ") && lower.contains(" changed files")))
     .then_some((NonFinding::Summary, "Copilot's pull request overview"))
 }

@@ -44,6 +44,11 @@ pub(crate) fn read_amazonq(doc: &Doc, lower: &str) -> Reading {
                 "Amazon Q's error notice",
             ),
             (
+                "not able to suggest a fix for this review finding",
+                NonFinding::Notice,
+                "Amazon Q's notice that it has no fix to offer",
+            ),
+            (
                 "i'll review this pull request",
                 NonFinding::Notice,
                 "Amazon Q's acknowledgement",
