@@ -479,14 +479,17 @@ fn decide(
                 false,
                 settings,
             );
-            if fixed.outcome == Outcome::Deferred {
-                // No fix can be made here: the nit is resolved, as any other.
-                resolve_nit(format!(
+            match fixed.deferred {
+                // A path the tool may never edit, or a checkout a later run can fix from: the
+                // defect stays open, deferred with why, rather than dismissed unfixed.
+                Some(DeferReason::DenyListed | DeferReason::NotAtHead) => fixed,
+                // No fix this tool could ever make (prose and no fixer, a diff it cannot
+                // apply): the nit is resolved, as any other.
+                Some(_) => resolve_nit(format!(
                     "{}, resolved without a fix ({})",
                     classification.reason, fixed.reason
-                ))
-            } else {
-                fixed
+                )),
+                None => fixed,
             }
         }
         Class::Nit => resolve_nit(classification.reason),
