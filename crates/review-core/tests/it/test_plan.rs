@@ -333,6 +333,53 @@ fn automation_account_threads_are_bot_threads() {
 }
 
 #[test]
+fn a_defect_read_as_a_nit_waits_for_the_head_but_is_resolved_when_no_fix_could_be_made() {
+    // A checkout not at the head: a later run can fix it, so it is left open with why. Prose
+    // with no fixer: no run of this tool could fix it, so it is resolved as any nit.
+    let pr = PrBuilder::new()
+        .thread(
+            "AHEAD",
+            "src/lib.rs",
+            3,
+            &[(bot("copilot-pull-request-reviewer"), "x")],
+        )
+        .thread(
+            "PROSE",
+            "src/lib.rs",
+            9,
+            &[(bot("copilot-pull-request-reviewer"), "y")],
+        )
+        .build();
+    let set = signals(&[
+        ("AHEAD", sig(Severity::None, suggestion())),
+        ("PROSE", sig(Severity::None, Concreteness::Exact)),
+    ]);
+    let mut settings = TriageSettings::default();
+    settings.fixes.checkout_at_head = Some(false);
+    let planned = plan(&pr, &set, &settings);
+    let (outcome, action, reason) = outcome_of(&planned, "AHEAD");
+    assert_eq!(
+        (outcome, action),
+        (Outcome::Deferred, Action::Leave),
+        "{reason}"
+    );
+    let entry = planned
+        .threads
+        .iter()
+        .find(|p| p.report.id.0 == "AHEAD")
+        .unwrap();
+    assert_eq!(entry.report.deferred_because, Some(DeferReason::NotAtHead));
+    let (outcome, action, reason) =
+        outcome_of(&plan(&pr, &set, &TriageSettings::default()), "PROSE");
+    assert_eq!(
+        (outcome, action),
+        (Outcome::Resolved, Action::Resolve),
+        "{reason}"
+    );
+    assert!(reason.contains("resolved without a fix"), "{reason}");
+}
+
+#[test]
 fn protocol_signals_are_left_alone_not_triaged() {
     let pr = PrBuilder::new()
         .thread(
