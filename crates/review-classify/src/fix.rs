@@ -97,6 +97,7 @@ const FIX_VERBS: &[&str] = &[
     "restore",
     "restrict",
     "return",
+    "rotate",
     "round",
     "send",
     "set",
@@ -105,6 +106,7 @@ const FIX_VERBS: &[&str] = &[
     "specify",
     "stop",
     "store",
+    "stream",
     "swap",
     "switch",
     "throw",
@@ -657,7 +659,13 @@ pub(crate) fn choice(doc: &Doc, prose: &Prose) -> Option<String> {
                     .split(|c: char| !c.is_alphanumeric())
                     .next()
                     .unwrap_or("");
-                (FIX_VERBS.contains(&verb) || matches!(verb, "run" | "show" | "document"))
+                // The verb, or its gerund ("Consider streaming it, or rotating the log").
+                let stem = verb.strip_suffix("ing").unwrap_or("");
+                let gerund = !stem.is_empty()
+                    && FIX_VERBS.iter().any(|v| {
+                        *v == stem || v.strip_suffix('e') == Some(stem) || doubled(v, stem)
+                    });
+                (FIX_VERBS.contains(&verb) || gerund || matches!(verb, "run" | "show" | "document"))
                     .then(|| format!("offers a choice between fixes (\"{}\")", sep.trim()))
             })
         })
@@ -956,6 +964,10 @@ mod tests {
                 .is_some()
         );
         assert!(read("Alternatively, keep seconds and fix the docs.").is_some());
+        assert!(
+            read("Consider reading it line by line, or rotating the log so it stays small.")
+                .is_some()
+        );
         assert!(read("Use an `RLock` or read the id before taking the lock.").is_none());
         assert!(
             read("Wrapping the call in `try`/`finally` (or `async with`) releases it.").is_none()

@@ -103,6 +103,13 @@ const DESIGN: &[&str] = &[
     " trade off",
     " tradeoff",
     " at the cost of ",
+    " each gives a different ",
+    " each behaves differently ",
+    // Matching an earlier behaviour, or not, is the author's call.
+    " to match the original behaviour ",
+    " to match the original behavior ",
+    " to keep the original behaviour ",
+    " to keep the original behavior ",
     // The reviewer asks which of two behaviours the author wants.
     " which default do you want",
     " which behaviour do you want",
@@ -416,6 +423,9 @@ const DESIGN_UNSPACED: &[&str] = &[
     "需要決定",
     "결정해야",
     "결정이 필요",
+    // "To match the original behaviour": whether to is the author's call.
+    "元の挙動に合わせる",
+    "元の動作に合わせる",
 ];
 
 /// The lead asks for a design decision, a refactoring, a new dependency or a change of scope:
@@ -864,6 +874,8 @@ mod tests {
             "Switching works everywhere but changes logging, at the cost of a lookup table.",
             "Which default do you want the role to ship?",
             "This changes logging for anyone who relied on the external server.",
+            "You could probe the process, read the session, or list packages; each gives a different answer.",
+            "元の挙動に合わせるなら、残りが空であることだけを確認してください。",
             "Falls das so gewollt ist, sollte es im Changelog stehen.",
             "Ein Schalter wäre eine Möglichkeit, falls JSON die Standardausgabe sein soll.",
         ] {

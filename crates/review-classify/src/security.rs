@@ -146,6 +146,10 @@ pub(crate) const WEAKNESSES: &[&str] = &[
     " chmod 777 ",
     " any local user ",
     " every local user ",
+    // Spreadsheet formula injection through exported cells.
+    " formula injection ",
+    " csv injection ",
+    " evaluated as a formula ",
     // Credentials or data sent where anyone on the path can read them.
     " plain http ",
     " cleartext ",
@@ -309,6 +313,7 @@ mod tests {
             "`os.makedirs(cache_dir, mode=0o777)` lets every local user write into the cache.",
             "The notes record a home path, which publishes a username in a public repository.",
             "A redirect to `http://` keeps the header, so the token is sent over plain HTTP.",
+            "A cell that starts with `=` is evaluated as a formula when the export is opened.",
             "A name containing `..` escapes that directory and overwrites the hook.",
             "The lookup concatenates the id; use a parameterised query.",
             "The export endpoint is reachable by unauthenticated callers.",
