@@ -249,23 +249,8 @@ fn thread_signals(
     pr_author: Option<&Author>,
     automation: &AutomationSettings,
 ) -> Signals {
-    let first = thread.first_comment();
-    let body = first.map_or("", |c| c.body.as_str());
+    let body = thread.first_comment().map_or("", |c| c.body.as_str());
     let mut finding = read::read(family, body, &thread.path, &automation.header);
-    if let (Concreteness::Suggestion(s), Some(hunk)) = (
-        &finding.concreteness,
-        first.and_then(|c| c.diff_hunk.as_deref()),
-    ) && !finding.design_decision
-        && restores_removed_lines(&s.replacement, hunk)
-    {
-        // The pull request changed these lines on purpose; putting them back is the author's
-        // call, however small the block.
-        finding.design_decision = true;
-        finding.why.insert(
-            "design_decision".to_owned(),
-            "the suggestion puts back lines the pull request changed".to_owned(),
-        );
-    }
     if !finding.already_addressed {
         finding.already_addressed = thread.comments.iter().skip(1).any(|reply| {
             identify(reply.author.as_ref(), &reply.body, pr_author, automation).is_some()
@@ -273,26 +258,6 @@ fn thread_signals(
         });
     }
     finding.signals(family, &thread.path)
-}
-
-/// Whether a suggestion's code lines are all lines the diff hunk removes (`-`), and the hunk
-/// adds something in their place: the suggestion undoes the pull request's change there.
-fn restores_removed_lines(replacement: &str, hunk: &str) -> bool {
-    let removed: Vec<&str> = hunk
-        .lines()
-        .filter(|l| l.starts_with('-') && !l.starts_with("---"))
-        .map(|l| l[1..].trim())
-        .filter(|l| !l.is_empty())
-        .collect();
-    let added = hunk
-        .lines()
-        .any(|l| l.starts_with('+') && !l.starts_with("+++") && !l[1..].trim().is_empty());
-    let mut lines = replacement
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .peekable();
-    added && lines.peek().is_some() && lines.all(|l| l.len() > 2 && removed.contains(&l))
 }
 
 /// A login as a reviewer identity: lower case, without `[bot]`.
@@ -409,33 +374,6 @@ mod tests {
             .map(|s| (s.id.as_str(), s.who.as_str()))
             .collect();
         assert_eq!(ids, [("old", "codex"), ("g", "greptile")], "{stale:?}");
-    }
-
-    #[test]
-    fn a_suggestion_that_puts_back_what_the_pull_request_changed_is_the_authors_call() {
-        let body = "![high](https://www.gstatic.com/codereviewagent/high-priority.svg)\n\nFalling back to `randomUUID()` gives every call a new session. A stable fallback keeps the state:\n\n```suggestion\n      : \"default\";\n```";
-        let with_hunk = |hunk: &str| {
-            let mut c = bot("gemini-code-assist[bot]", body);
-            c.diff_hunk = Some(hunk.to_owned());
-            analyze(
-                &pr(vec![thread("T", "src/a.ts", 3, vec![c])]),
-                &AutomationSettings::default(),
-            )
-            .threads[&ThreadId::from("T")]
-                .clone()
-        };
-        let reverted = with_hunk(
-            "@@ -1,3 +1,3 @@\n const id = req.id\n-      : \"default\";\n+      : randomUUID();",
-        );
-        assert!(reverted.design_decision, "{:?}", reverted.why);
-        assert!(reverted.why["design_decision"].contains("puts back"));
-        assert_eq!(
-            review_core::rules::classify(&reverted, false).class,
-            review_core::rules::Class::Ambiguous
-        );
-        // A fix the pull request did not undo is still a fix.
-        let new_code = with_hunk("@@ -0,0 +1,2 @@\n+const id = req.id\n+      : randomUUID();");
-        assert!(!new_code.design_decision, "{:?}", new_code.why);
     }
 
     const LEAK: &str = "### File handle leaks on the error path\n\n**Medium Severity**\n\nThe early return skips `close`.";
