@@ -254,6 +254,49 @@ impl From<review_local::StoreError> for CliError {
     }
 }
 
+impl CliError {
+    /// A port's failure (`source`) that a use-case reported as `message`: the CLI's own error
+    /// given back whole (its exit code kept), a local store's by its kind, the host's by its
+    /// kind (the message already says what failed), any other as a failure whose message says
+    /// the source's words once.
+    fn from_port(
+        source: Box<dyn std::error::Error + Send + Sync>,
+        message: String,
+        hint: Option<String>,
+    ) -> Self {
+        let source = match source.downcast::<Self>() {
+            Ok(own) => return *own,
+            Err(other) => other,
+        };
+        let source = match source.downcast::<review_local::StoreError>() {
+            Ok(store) => return Self::from(*store),
+            Err(other) => other,
+        };
+        match source.downcast::<review_core::ports::HostError>() {
+            Ok(host) => match *host {
+                review_core::ports::HostError::NotFound(_) => Self::NotFound { message, hint },
+                review_core::ports::HostError::Refused(_) => Self::Refused { message, hint },
+                _ => Self::GitHub {
+                    message,
+                    source: None,
+                    hint,
+                },
+            },
+            Err(other) => {
+                let words = other.to_string();
+                Self::Other {
+                    message: if message == words || message.ends_with(&words) {
+                        message
+                    } else {
+                        format!("{message}: {words}")
+                    },
+                    hint,
+                }
+            }
+        }
+    }
+}
+
 /// A use-case's failure in the CLI's terms: a port's failure is the CLI's own error given back
 /// whole (its exit code kept); the others map by kind.
 impl From<review_app::AppError> for CliError {
@@ -269,38 +312,34 @@ impl From<review_app::AppError> for CliError {
             ErrorKind::NotFound => Self::NotFound { message, hint },
             ErrorKind::Refused => Self::Refused { message, hint },
             ErrorKind::Invalid => Self::Usage { message, hint },
-            ErrorKind::Port => match source.map(|s| s.downcast::<Self>()) {
-                Some(Ok(own)) => *own,
-                // A local store's failure: its own kind, message and hint.
-                Some(Err(other)) if other.is::<review_local::StoreError>() => {
-                    match other.downcast::<review_local::StoreError>() {
-                        Ok(store) => Self::from(*store),
-                        Err(_) => Self::Other { message, hint },
-                    }
-                }
-                // The host's failure, already in the message: its kind picks the exit code.
-                Some(Err(other)) => match other.downcast::<review_core::ports::HostError>() {
-                    Ok(host) => match *host {
-                        review_core::ports::HostError::NotFound(_) => {
-                            Self::NotFound { message, hint }
-                        }
-                        review_core::ports::HostError::Refused(_) => {
-                            Self::Refused { message, hint }
-                        }
-                        _ => Self::GitHub {
-                            message,
-                            source: None,
-                            hint,
-                        },
-                    },
-                    Err(other) => Self::Other {
-                        message: format!("{message}: {other}"),
-                        hint,
-                    },
-                },
+            ErrorKind::Port => match source {
+                Some(source) => Self::from_port(source, message, hint),
                 None => Self::Other { message, hint },
             },
             _ => Self::Other { message, hint },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("git commit failed: a hook said no")]
+    struct Failed;
+
+    #[test]
+    fn a_ports_error_says_its_words_once_and_a_stores_keeps_its_kind() {
+        let other = CliError::from(review_app::AppError::port(Failed));
+        assert_eq!(other.to_string(), "git commit failed: a hook said no");
+        let store = CliError::from(review_app::AppError::port(
+            review_local::StoreError::Missing {
+                message: "PR #1 has no watch state yet".to_owned(),
+                hint: "run `review watch 1 --once` first".to_owned(),
+            },
+        ));
+        assert!(matches!(store, CliError::NotFound { .. }), "{store:?}");
+        assert_eq!(store.hint(), Some("run `review watch 1 --once` first"));
     }
 }
