@@ -94,7 +94,7 @@ pub async fn read_live(
     repo: Option<&str>,
     config: &crate::config::Config,
 ) -> Result<(github::Connection, PullRequest), CliError> {
-    let conn = github::connect(pr, repo, &common::cwd()?, config).await?;
+    let conn = common::connect(pr, repo, config).await?;
     output::narrate(&format!(
         "[triage] step 1 — reading PR #{} ({}) from GitHub",
         conn.number, conn.repo

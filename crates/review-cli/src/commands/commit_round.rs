@@ -59,13 +59,7 @@ pub struct CommitRoundArgs {
 
 /// Runs `review commit-round`.
 pub async fn run(args: CommitRoundArgs, config: &crate::config::Config) -> Result<(), CliError> {
-    let conn = crate::github::connect(
-        args.pr.as_deref(),
-        args.target.repo.as_deref(),
-        &common::cwd()?,
-        config,
-    )
-    .await?;
+    let conn = common::connect(args.pr.as_deref(), args.target.repo.as_deref(), config).await?;
     let (repo, number) = (conn.repo.clone(), conn.number);
     let vcs = loop_vcs(&repo, number)?;
     let files = LoopFiles::new(&vcs, &repo, number)?;

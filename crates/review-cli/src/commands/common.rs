@@ -153,6 +153,17 @@ pub fn loop_files_here(
     Ok(crate::loop_files::LoopFiles::new(&vcs, repo, number)?)
 }
 
+/// The connection to the pull request named (`pr`, `repo` as given), else the current branch's,
+/// from the current directory, with the user's `config` (tokens): what every command that
+/// talks to GitHub starts with.
+pub async fn connect(
+    pr: Option<&str>,
+    repo: Option<&str>,
+    config: &crate::config::Config,
+) -> Result<Connection, CliError> {
+    github::connect(pr, repo, &cwd()?, config).await
+}
+
 /// The repository and number of the pull request named (a number or URL: no request), or of
 /// the current branch's open pull request (found on GitHub).
 pub async fn pr_number(
@@ -177,7 +188,7 @@ pub async fn load(
     tag: &str,
     config: &crate::config::Config,
 ) -> Result<(Connection, PullRequest), CliError> {
-    let conn = github::connect(pr, repo, &cwd()?, config).await?;
+    let conn = connect(pr, repo, config).await?;
     let _spinner = output::Spinner::start(&format!("reading PR #{}", conn.number));
     let read = conn.read_pr().await?;
     let stats = conn.client.stats();

@@ -101,13 +101,7 @@ fn read_answers(path: &std::path::Path) -> Result<BTreeMap<String, String>, CliE
 
 /// Runs `review decide`.
 pub async fn run(args: DecideArgs, config: &crate::config::Config) -> Result<(), CliError> {
-    let conn = crate::github::connect(
-        args.pr.as_deref(),
-        args.target.repo.as_deref(),
-        &common::cwd()?,
-        config,
-    )
-    .await?;
+    let conn = common::connect(args.pr.as_deref(), args.target.repo.as_deref(), config).await?;
     let (repo, number) = (conn.repo.clone(), conn.number);
     let files = common::loop_files_here(&repo, number)?;
     let watch = files.require_watch(number)?;

@@ -9,7 +9,6 @@ use review_app::review_loop::{LoopOutcome, LoopPorts, LoopSettings, Stop};
 
 use crate::commands::common::{self, AutomationArgs, PollArgs, PrArgs};
 use crate::error::CliError;
-use crate::github;
 use crate::loop_files::LoopFiles;
 use crate::looping::{CommandFixRunner, CommandJudge, CtrlC, Desktop, Polling, Responding};
 use crate::output;
@@ -115,14 +114,7 @@ pub async fn run(args: LoopArgs, config: &crate::config::Config) -> Result<(), C
             ),
         });
     };
-    let cwd = common::cwd()?;
-    let conn = github::connect(
-        args.pr.as_deref(),
-        args.target.repo.as_deref(),
-        &cwd,
-        config,
-    )
-    .await?;
+    let conn = common::connect(args.pr.as_deref(), args.target.repo.as_deref(), config).await?;
     let vcs = crate::round::loop_vcs(&conn.repo, conn.number)?;
     // A run killed while its fixer worked left edits the journal knows: undone, so the fixer
     // starts clean and nothing is applied twice.

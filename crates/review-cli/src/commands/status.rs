@@ -10,7 +10,6 @@ use review_core::watch::ProbeMemo;
 
 use crate::commands::common::{self, AutomationArgs, PrArgs};
 use crate::error::CliError;
-use crate::github;
 use crate::output;
 use crate::statusing::{STATUS_SCHEMA_VERSION, StatusReport};
 use crate::watching::LivePr;
@@ -114,14 +113,7 @@ pub async fn run(args: StatusArgs, config: &crate::config::Config) -> Result<(),
             hint: None,
         });
     }
-    let cwd = common::cwd()?;
-    let conn = github::connect(
-        args.pr.as_deref(),
-        args.target.repo.as_deref(),
-        &cwd,
-        config,
-    )
-    .await?;
+    let conn = common::connect(args.pr.as_deref(), args.target.repo.as_deref(), config).await?;
     let label = format!("{}#{}", conn.repo, conn.number);
     let vcs = common::clone_here()?;
     // The review loop's escalations, when its decisions are kept in this clone.

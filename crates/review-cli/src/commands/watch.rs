@@ -9,7 +9,6 @@ use review_app::watch::{Schedule, Stopped};
 
 use crate::commands::common::{self, AutomationArgs, PollArgs, PrArgs};
 use crate::error::CliError;
-use crate::github;
 use crate::output;
 
 /// Watch a pull request for review activity, printing one JSON event per line
@@ -49,13 +48,7 @@ pub async fn run(args: WatchArgs, config: &crate::config::Config) -> Result<(), 
             hint: Some("pass a bot login such as coderabbitai".to_owned()),
         });
     }
-    let conn = github::connect(
-        args.pr.as_deref(),
-        args.target.repo.as_deref(),
-        &common::cwd()?,
-        config,
-    )
-    .await?;
+    let conn = common::connect(args.pr.as_deref(), args.target.repo.as_deref(), config).await?;
     let files = common::loop_files_here(&conn.repo, conn.number)?;
     let watcher = crate::watching::Watcher::new(
         conn,
