@@ -71,7 +71,7 @@ fn pass_token_name(text: &str) -> Result<crate::command::Kind, String> {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    Triage(commands::triage::TriageArgs),
+    Triage(crate::triaging::TriageArgs),
     Threads(commands::threads::ThreadsArgs),
     Resolve(commands::resolve::ResolveArgs),
     Reply(commands::reply::ReplyArgs),
@@ -175,6 +175,17 @@ pub fn run() -> Result<(), CliError> {
     runtime()?.block_on(dispatch(cli.command, config))
 }
 
+/// The value of the flags `T` when none is given: clap's own defaults, so that a caller that
+/// builds a command's settings in process (`review mcp`) starts from exactly what the command
+/// line would. Fails only for flags that require a value (none of those it is used for: a unit
+/// test parses each).
+pub(crate) fn defaults<T: clap::Args + clap::FromArgMatches>() -> Result<T, clap::Error> {
+    let matches = T::augment_args(clap::Command::new("review"))
+        .no_binary_name(true)
+        .try_get_matches_from(std::iter::empty::<String>())?;
+    T::from_arg_matches(&matches)
+}
+
 /// A runtime for one command, on the thread that calls it.
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
     tokio::runtime::Builder::new_current_thread()
@@ -184,25 +195,6 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
             message: format!("cannot start the async runtime: {e}"),
             hint: None,
         })
-}
-
-/// Runs `review ARGS` in this process, as `review mcp` runs its tools: the same parsing and the
-/// same command function as the command line, a run of its own in the audit log. The settings
-/// the process took at start (color, hooks, the token policy, jobs) stay; `mcp` itself is
-/// refused (a server does not start another).
-pub(crate) async fn run_in_process(
-    args: Vec<String>,
-    config: crate::config::Config,
-) -> Result<(), CliError> {
-    let cli = Cli::try_parse_from(std::iter::once("review".to_owned()).chain(args))?;
-    if matches!(cli.command, Command::Mcp(_)) {
-        return Err(CliError::Usage {
-            message: "`review mcp` does not run inside a server".to_owned(),
-            hint: None,
-        });
-    }
-    crate::audit::set_command(command_name(&cli.command));
-    dispatch(cli.command, Ok(config)).await
 }
 
 /// Runs the command with the user's configuration (`config`: as read, or why it could not be),
@@ -234,5 +226,37 @@ async fn dispatch(
         Command::Man(args) => commands::generate::man(&args),
         Command::Snapshot(args) => commands::snapshot::run(args, &config?).await,
         Command::Log(args) => commands::log::run(args, &config?).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use super::Cli;
+
+    /// The flags `review mcp` builds its calls' settings from parse from nothing (the `Default`
+    /// of each is clap's parse of no argument), and equal the command line's own defaults.
+    #[test]
+    fn the_flags_calls_start_from_are_the_command_lines_defaults() {
+        let triage = crate::triaging::TriageArgs::default();
+        let super::Command::Triage(cli) = Cli::parse_from(["review", "triage"]).command else {
+            panic!("not triage");
+        };
+        assert_eq!(format!("{triage:?}"), format!("{cli:?}"));
+        assert_eq!(triage.fixer_timeout, 600);
+        assert_eq!(triage.judge_timeout, 300);
+        assert!(!triage.apply && !triage.json && triage.pr.is_none());
+        let automation = crate::commands::common::AutomationArgs::default();
+        assert_eq!(
+            automation.automated_header,
+            review_core::gate::DEFAULT_AUTOMATED_HEADER
+        );
+        let poll = crate::commands::common::PollArgs::default();
+        assert_eq!(
+            (poll.interval, poll.full_every, poll.late_after),
+            (60, 600, 20)
+        );
+        assert!(poll.expect_bots.is_empty() && poll.max_polls.is_none());
     }
 }

@@ -9,6 +9,9 @@ use review_core::defer::{IssueDraft, IssueRef, Opened};
 use review_core::ports::HostError;
 use review_github::probe::{Probe, ProbeError};
 
+/// What a deferred finding's issue and reply say first when no note is given.
+pub const DEFAULT_NOTE: &str = "Out of scope for this pull request.";
+
 use crate::audit::Audit;
 use crate::error::CliError;
 use crate::github::Connection;

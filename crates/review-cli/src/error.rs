@@ -162,7 +162,7 @@ impl CliError {
         }
     }
 
-    fn hint(&self) -> Option<&str> {
+    pub(crate) fn hint(&self) -> Option<&str> {
         match self {
             Self::Usage { hint, .. }
             | Self::Input { hint, .. }
@@ -184,8 +184,7 @@ pub fn exit(result: Result<(), CliError>) -> ExitCode {
     ExitCode::from(report(result))
 }
 
-/// The exit code of a command's result (see [`code`]), printing the error if any (through
-/// [`output`]: a command `review mcp` runs in process has it captured).
+/// The exit code of a command's result (see [`code`]), printing the error if any.
 pub(crate) fn report(result: Result<(), CliError>) -> u8 {
     let err = match result {
         Ok(()) => return code::OK,
@@ -195,15 +194,6 @@ pub(crate) fn report(result: Result<(), CliError>) -> u8 {
         // A closed pipe (`review triage ... | head`) is not an error worth a message.
         CliError::Output(e) if e.kind() == io::ErrorKind::BrokenPipe => {
             return code::OK;
-        }
-        // In process (`review mcp`), nothing reaches the terminal: the message is captured.
-        CliError::Clap(e) if output::capturing() => {
-            let text = e.to_string();
-            output::error(
-                text.trim_start_matches("error: ").trim_end(),
-                Vec::new(),
-                None,
-            );
         }
         CliError::Clap(e) => {
             // clap prints help, version and usage errors in its own format.
@@ -216,7 +206,7 @@ pub(crate) fn report(result: Result<(), CliError>) -> u8 {
     err.code()
 }
 
-fn source_chain(err: &dyn std::error::Error) -> Vec<String> {
+pub(crate) fn source_chain(err: &dyn std::error::Error) -> Vec<String> {
     let mut chain = Vec::new();
     let mut cur = err.source();
     while let Some(e) = cur {

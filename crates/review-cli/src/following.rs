@@ -178,7 +178,7 @@ impl Judge for JudgeCommand {
             .collect();
         let judge = self.command.clone();
         let dir = self.dir.clone();
-        let (verdicts, stopped) = crate::command::interruptible(move || {
+        let (verdicts, stopped) = crate::command::interruptible(output::carried(move || {
             let mut out = Vec::with_capacity(inputs.len());
             crate::command::for_each_ordered(
                 &inputs,
@@ -197,7 +197,7 @@ impl Judge for JudgeCommand {
                 |_| {},
             );
             out
-        })
+        }))
         .await
         .map_err(|e| CliError::Other {
             message: format!("the judge's calls failed: {e}"),

@@ -369,7 +369,6 @@ async fn current_branch_pr(client: &Client, repo: &RepoId, cwd: &Path) -> Result
             if std::io::stdin().is_terminal()
                 && std::io::stderr().is_terminal()
                 && !output::collecting()
-                && !output::capturing()
             {
                 output::narrate(&format!(
                     "several open pull requests have branch {b}:\n{}",

@@ -241,10 +241,12 @@ pub fn ask(judge: &JudgeCmd, dir: &Path, calls: &[Call], eligible: usize) -> Ask
         ..Asked::default()
     };
     let spinner = output::Spinner::start(&format!("judging 0/{}", calls.len()));
+    // Calls start on threads of their own: they narrate where this thread does.
+    let sink = output::sink();
     crate::command::for_each_ordered(
         calls,
         |call| {
-            output::narrate(&format!(
+            sink.narrate(&format!(
                 "[triage] step 3 — asking the judge about thread {} ({})",
                 call.thread, call.location
             ));

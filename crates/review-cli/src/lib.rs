@@ -5,9 +5,11 @@
 //! then rendering. The binary (`src/main.rs`) is [`run`] and nothing else; `review mcp` calls the
 //! same command functions in process, so the gates it goes through are the command line's.
 
+mod acting;
 mod cli;
 mod commands;
 mod config;
+mod deciding;
 mod deferring;
 mod error;
 mod fixer;

@@ -79,7 +79,7 @@ impl Judge for CommandJudge {
     ) -> Result<(), CliError> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let (judge, tasks) = (self.clone(), tasks.to_vec());
-        let work = crate::command::interruptible(move || {
+        let work = crate::command::interruptible(output::carried(move || {
             crate::command::for_each_ordered(
                 &tasks,
                 |_| {},
@@ -89,7 +89,7 @@ impl Judge for CommandJudge {
                 },
                 |_| {},
             );
-        });
+        }));
         tokio::pin!(work);
         let mut finished = None;
         loop {

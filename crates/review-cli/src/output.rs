@@ -48,91 +48,108 @@ fn paint(label: &str, sgr: &str) -> String {
     }
 }
 
-/// Narration collected instead of printed (`review triage --substep` returns it in its JSON).
-static COLLECTED: Mutex<Option<Vec<String>>> = Mutex::new(None);
-
-/// From now on, narration is collected instead of printed.
-pub fn collect_narration() {
-    *COLLECTED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Vec::new());
+/// Where the narration of the command running on this thread goes.
+///
+/// Each command runs on one thread (the command line's main thread, or a thread of its own for
+/// each `review mcp` call), so the destination is the thread's: two calls never mix their
+/// lines, and nothing is shared process-wide. Work a command hands to other threads (a judge's
+/// calls) narrates through the [`Sink`] it was given ([`sink`]).
+#[derive(Debug, Clone, Default)]
+pub enum Sink {
+    /// stderr, the terminal's.
+    #[default]
+    Terminal,
+    /// Kept for the command's own output (`review triage --substep` returns it in its JSON).
+    Collect(std::sync::Arc<Mutex<Vec<String>>>),
+    /// An in-process call's progress (`review mcp`): each line sent as it comes. The call's
+    /// answer is its return value: on its thread, stdout is refused ([`stdout`]), since the
+    /// server's stdout carries only the protocol.
+    Call(tokio::sync::mpsc::UnboundedSender<String>),
 }
 
-/// Whether narration is being collected (a sub-step run, which must never prompt).
-pub fn collecting() -> bool {
-    COLLECTED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .is_some()
-}
-
-/// The narration collected so far.
-pub fn collected_narration() -> Vec<String> {
-    COLLECTED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .clone()
-        .unwrap_or_default()
-}
-
-/// What a command run in process (`review mcp`'s tools) writes, kept instead of printed: its
-/// stdout, and its stderr line by line, each line also sent to `lines` as it comes (the call's
-/// progress). While set, nothing a command writes reaches the terminal: the server's stdout
-/// carries only the protocol.
-#[derive(Debug)]
-struct Capture {
-    stdout: String,
-    stderr: Vec<String>,
-    lines: tokio::sync::mpsc::UnboundedSender<String>,
-}
-
-impl Capture {
-    /// Keeps `text` (one or more lines, as stderr would show them) and sends each line on.
-    fn stderr(&mut self, text: &str) {
-        for line in text.lines() {
-            self.stderr.push(line.to_owned());
-            let _ = self.lines.send(line.to_owned());
+impl Sink {
+    /// Says one narration line here.
+    ///
+    /// On the terminal its control and bidirectional formatting characters are shown escaped
+    /// ([`visible`]); collected narration (JSON) keeps the exact text.
+    pub fn narrate(&self, line: &str) {
+        match self {
+            Self::Terminal => eprintln!("{}", visible(line)),
+            Self::Collect(lines) => lines
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(line.to_owned()),
+            Self::Call(lines) => {
+                for line in visible(line).lines() {
+                    let _ = lines.send(line.to_owned());
+                }
+            }
         }
     }
 }
 
-static CAPTURE: Mutex<Option<Capture>> = Mutex::new(None);
-
-fn capture_lock() -> std::sync::MutexGuard<'static, Option<Capture>> {
-    CAPTURE
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+impl review_app::narrator::Narrator for Sink {
+    fn narrate(&self, line: &str) {
+        Self::narrate(self, line);
+    }
 }
 
-/// From now on, what commands write is kept (see [`end_capture`]) instead of printed, and each
-/// stderr line is also sent to `lines`. One command at a time: the caller runs them in turn.
-pub(crate) fn capture(lines: tokio::sync::mpsc::UnboundedSender<String>) {
-    *capture_lock() = Some(Capture {
-        stdout: String::new(),
-        stderr: Vec::new(),
-        lines,
-    });
+thread_local! {
+    static SINK: std::cell::RefCell<Sink> = std::cell::RefCell::default();
 }
 
-/// Ends a [`capture`]: what was written to stdout, and the stderr lines.
-pub(crate) fn end_capture() -> (String, Vec<String>) {
-    capture_lock()
-        .take()
-        .map(|c| (c.stdout, c.stderr))
-        .unwrap_or_default()
+/// This thread's narration destination, to hand to work on other threads.
+pub fn sink() -> Sink {
+    SINK.with(|s| s.borrow().clone())
 }
 
-/// Whether output is being captured.
-pub(crate) fn capturing() -> bool {
-    capture_lock().is_some()
+/// `f`, to run on another thread (the blocking pool's) with this thread's narration
+/// destination: what it narrates goes where the caller's would. The other thread's own
+/// destination is put back after.
+pub fn carried<R>(f: impl FnOnce() -> R + Send + 'static) -> impl FnOnce() -> R + Send + 'static {
+    let here = sink();
+    move || {
+        let before = set_sink(here);
+        let result = f();
+        set_sink(before);
+        result
+    }
+}
+
+/// Sends this thread's narration to `sink` from now on; returns where it went before.
+pub fn set_sink(sink: Sink) -> Sink {
+    SINK.with(|s| s.replace(sink))
+}
+
+/// From now on, this thread's narration is collected instead of printed.
+pub fn collect_narration() {
+    set_sink(Sink::Collect(std::sync::Arc::default()));
+}
+
+/// Whether this thread's narration is collected (a sub-step run, which must never prompt) or
+/// goes to an in-process call: no terminal is there to answer.
+pub fn collecting() -> bool {
+    !matches!(sink(), Sink::Terminal)
+}
+
+/// The narration this thread collected so far.
+pub fn collected_narration() -> Vec<String> {
+    match sink() {
+        Sink::Collect(lines) => lines
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone(),
+        Sink::Terminal | Sink::Call(_) => Vec::new(),
+    }
 }
 
 /// Writes `text` to stdout. A closed pipe surfaces as an `io::Error` of kind `BrokenPipe`, which
 /// the caller turns into a quiet exit.
 pub fn stdout(text: &str) -> io::Result<()> {
-    if let Some(capture) = capture_lock().as_mut() {
-        capture.stdout.push_str(text);
-        return Ok(());
+    if matches!(sink(), Sink::Call(_)) {
+        return Err(io::Error::other(
+            "an in-process call returns its answer: stdout carries only the protocol",
+        ));
     }
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;
@@ -146,22 +163,14 @@ pub fn human(text: &str) -> io::Result<()> {
     stdout(&visible(text))
 }
 
-/// Writes one narration line (`[triage] step N — ...`) to stderr, or collects it.
+/// Says one narration line (`[triage] step N — ...`) where this thread's narration goes
+/// ([`Sink`]): stderr, collected, or an in-process call's progress.
 ///
 /// Narration quotes titles and paths from the pull request: on stderr its control and
 /// bidirectional formatting characters are shown escaped ([`visible`]); collected narration
 /// (JSON) keeps the exact text.
 pub fn narrate(line: &str) {
-    let mut collected = COLLECTED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    match collected.as_mut() {
-        Some(lines) => lines.push(line.to_owned()),
-        None => match capture_lock().as_mut() {
-            Some(capture) => capture.stderr(&visible(line)),
-            None => eprintln!("{}", visible(line)),
-        },
-    }
+    SINK.with(|s| s.borrow().narrate(line));
 }
 
 /// The local adapters' warnings (`log` records of `review_local` at the `warn` level and
@@ -192,7 +201,7 @@ pub fn show_local_warnings() {
     }
 }
 
-/// The use-cases' narrator: [`narrate`].
+/// The use-cases' narrator: [`narrate`], where the thread's narration goes.
 #[derive(Debug, Clone, Copy)]
 pub struct Narrate;
 
@@ -205,17 +214,6 @@ impl review_app::narrator::Narrator for Narrate {
 /// Writes an error, its causes and a hint to stderr, with the text's control and bidirectional
 /// formatting characters shown escaped ([`visible`]).
 pub fn error(message: &str, causes: Vec<String>, hint: Option<&str>) {
-    if let Some(capture) = capture_lock().as_mut() {
-        // Captured text is read back, never shown on a terminal: no color.
-        capture.stderr(&format!("error: {}", visible(message)));
-        for cause in causes {
-            capture.stderr(&format!("  caused by: {}", visible(&cause)));
-        }
-        if let Some(hint) = hint {
-            capture.stderr(&format!("hint: {}", visible(hint)));
-        }
-        return;
-    }
     eprintln!("{} {}", paint("error:", "1;31"), visible(message));
     for cause in causes {
         eprintln!("  {} {}", paint("caused by:", "2"), visible(&cause));
@@ -228,10 +226,6 @@ pub fn error(message: &str, causes: Vec<String>, hint: Option<&str>) {
 /// Writes a question to stderr, without a newline, for an answer on stdin (its control and
 /// bidirectional formatting characters shown escaped: [`visible`]).
 pub fn prompt(question: &str) {
-    if let Some(capture) = capture_lock().as_mut() {
-        capture.stderr(&visible(question));
-        return;
-    }
     eprint!("{}", visible(question));
     let _ = io::stderr().flush();
 }
@@ -253,7 +247,7 @@ impl Spinner {
     pub fn start(label: &str) -> Self {
         let stop = std::sync::Arc::new(AtomicBool::new(false));
         let label = std::sync::Arc::new(Mutex::new(label.to_owned()));
-        let shown = io::stderr().is_terminal() && !collecting() && !capturing();
+        let shown = io::stderr().is_terminal() && !collecting();
         let thread = shown.then(|| {
             let stop = std::sync::Arc::clone(&stop);
             let label = std::sync::Arc::clone(&label);
@@ -329,6 +323,43 @@ mod tests {
         let spinner = Spinner::start("reading");
         assert!(spinner.thread.is_none());
         drop(spinner);
+    }
+
+    /// On a call's thread narration goes to that call alone, and stdout is refused (the
+    /// server's stdout carries only the protocol); another thread keeps its own destination.
+    #[test]
+    fn a_calls_thread_narrates_to_its_call_and_never_writes_stdout() {
+        let call = |tag: &'static str| {
+            std::thread::spawn(move || {
+                let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+                set_sink(Sink::Call(tx));
+                for n in 0..50 {
+                    narrate(&format!("{tag} {n}\u{202e}"));
+                }
+                let refused = stdout("{}").is_err() && human("text").is_err();
+                let mut heard = Vec::new();
+                while let Ok(line) = rx.try_recv() {
+                    heard.push(line);
+                }
+                (refused, heard)
+            })
+        };
+        let (a, b) = (call("a"), call("b"));
+        for (tag, handle) in [("a", a), ("b", b)] {
+            let (refused, heard) = handle.join().unwrap();
+            assert!(refused, "stdout is refused on a call's thread");
+            assert_eq!(heard.len(), 50);
+            for (n, line) in heard.iter().enumerate() {
+                // Escaped as on a terminal: the call's client may show it.
+                assert_eq!(line, &format!("{tag} {n}\\u{{202e}}"));
+            }
+        }
+        // This thread was never a call's: collected narration is its own.
+        collect_narration();
+        narrate("mine");
+        assert_eq!(collected_narration(), ["mine"]);
+        set_sink(Sink::Terminal);
+        assert!(collected_narration().is_empty());
     }
 
     #[test]

@@ -30,6 +30,76 @@ pub struct StatusReport {
 /// The version of [`StatusReport`]'s format.
 pub const STATUS_SCHEMA_VERSION: u32 = 1;
 
+impl StatusReport {
+    /// The report of `status` on `pr` (`owner/name#number`); `timed_out` with `--wait`.
+    pub fn new(pr: String, status: Status, timed_out: Option<bool>) -> Self {
+        Self {
+            schema_version: STATUS_SCHEMA_VERSION,
+            pr,
+            status,
+            timed_out,
+        }
+    }
+}
+
+/// What the verdict on a pull request is read with: its live reads, the request (the flags
+/// merged with the user's file once), and its label (`owner/name#number`).
+pub struct Prepared {
+    /// The pull request's reads (and the probe `--publish` writes through).
+    pub live: LivePr,
+    /// What the verdict weighs.
+    pub request: review_app::status::StatusRequest,
+    /// `owner/name#number`.
+    pub label: String,
+}
+
+/// Connects to the pull request (`pr`, `repo` as the command line names them) and prepares its
+/// verdict: `expect_bots` and `deny_paths` are the flags' (the user's file adds its own),
+/// `ignore_checks` the checks to leave out.
+pub async fn prepare(
+    pr: Option<&str>,
+    repo: Option<&str>,
+    automation: review_core::gate::AutomationSettings,
+    expect_bots: &[String],
+    ignore_checks: &[String],
+    deny_paths: &[String],
+    config: &crate::config::Config,
+) -> Result<Prepared, CliError> {
+    let conn = common::connect(pr, repo, config).await?;
+    let label = format!("{}#{}", conn.repo, conn.number);
+    let vcs = common::clone_here()?;
+    // The review loop's escalations, when its decisions are kept in this clone.
+    let escalated = loop_escalations(vcs.as_ref(), &conn.repo, conn.number)?;
+    let live = LivePr::new(conn, automation, vcs)?;
+    let request = review_app::status::StatusRequest {
+        expected_bots: crate::config::merged(expect_bots, &config.expect_bots),
+        ignore_checks: ignore_checks.to_vec(),
+        denied_paths: crate::config::merged(deny_paths, &config.deny),
+        now: Some(review_app::watch::Clock::now(
+            &crate::watching::TerminalClock,
+        )),
+        escalated,
+    };
+    Ok(Prepared {
+        live,
+        request,
+        label,
+    })
+}
+
+impl Prepared {
+    /// The verdict now, read once.
+    pub async fn once(&self) -> Result<Status, CliError> {
+        Ok(review_app::status::status(
+            &self.live,
+            &self.live,
+            &mut review_core::watch::ProbeMemo::Null,
+            &self.request,
+        )
+        .await?)
+    }
+}
+
 impl review_app::status::StatusPublisher for LivePr {
     type Error = ProbeError;
 

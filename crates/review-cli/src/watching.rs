@@ -263,6 +263,58 @@ impl Watcher {
         })
     }
 
+    /// The watcher of the pull request `pr` and `repo` name (as the command line does), polling
+    /// as `poll` says (the user's file adds its expected bots), its state in this clone's loop
+    /// files.
+    pub async fn connect(
+        pr: Option<&str>,
+        repo: Option<&str>,
+        automation: review_core::gate::AutomationSettings,
+        poll: &common::PollArgs,
+        config: &crate::config::Config,
+    ) -> Result<Self, CliError> {
+        let conn = common::connect(pr, repo, config).await?;
+        let files = common::loop_files_here(&conn.repo, conn.number)?;
+        Self::new(
+            conn,
+            files,
+            settings(
+                &crate::config::merged(&poll.expect_bots, &config.expect_bots),
+                poll.late_after,
+            ),
+            automation,
+            poll.full_every,
+            common::clone_here()?,
+        )
+    }
+
+    /// One poll, as `review watch --once` makes it: the events' lines (none when the pull
+    /// request is no longer open, which is narrated).
+    pub async fn once(&self) -> Result<Vec<EventLine>, CliError> {
+        let schedule = review_app::watch::Schedule {
+            interval: Duration::ZERO,
+            max_polls: Some(1),
+        };
+        let mut lines = Vec::new();
+        let (stopped, _) =
+            review_app::watch::watch(&self.ports(), self.policy(), schedule, |polled, n| {
+                lines = self
+                    .lines(&polled.events, n)
+                    .map_err(review_app::AppError::port)?;
+                Ok(())
+            })
+            .await?;
+        match stopped {
+            review_app::watch::Stopped::Closed => output::narrate(&format!(
+                "[watch] {} is no longer open; stopping",
+                self.label()
+            )),
+            review_app::watch::Stopped::Done => {}
+            review_app::watch::Stopped::Interrupted => return Err(CliError::Interrupted),
+        }
+        Ok(lines)
+    }
+
     /// The gate's settings for a fresh read of the pull request.
     pub async fn gate(
         &self,
@@ -300,7 +352,13 @@ impl Watcher {
 
     /// Prints `events` on stdout, one JSON line each, and narrates the poll's cost.
     pub fn print(&self, events: &[Event], poll: u64) -> Result<(), CliError> {
-        let state = self.print_events(events)?;
+        let lines = self.lines(events, poll)?;
+        self.print_lines(&lines)
+    }
+
+    /// The lines of `events`, as a poll prints them; narrates the poll's cost.
+    pub fn lines(&self, events: &[Event], poll: u64) -> Result<Vec<EventLine>, CliError> {
+        let (lines, state) = self.event_lines(events)?;
         let cost = state.last_poll;
         output::narrate(&format!(
             "[watch] poll {poll}: {} event(s), {} request(s), {} not modified, {} point(s){}",
@@ -310,31 +368,45 @@ impl Watcher {
             cost.points,
             if cost.full_read { ", threads read" } else { "" }
         ));
-        Ok(())
+        Ok(lines)
+    }
+
+    /// Prints `lines` as JSON lines on stdout.
+    pub fn print_lines(&self, lines: &[EventLine]) -> Result<(), CliError> {
+        let mut text = String::new();
+        for line in lines {
+            text.push_str(&serde_json::to_string(line).map_err(|e| CliError::Other {
+                message: e.to_string(),
+                hint: None,
+            })?);
+            text.push('\n');
+        }
+        output::stdout(&text).map_err(CliError::Output)
     }
 
     /// Prints `events` as JSON lines on stdout, as a poll's are; returns the watch state read
     /// for them.
     pub fn print_events(&self, events: &[Event]) -> Result<WatchState, CliError> {
+        let (lines, state) = self.event_lines(events)?;
+        self.print_lines(&lines)?;
+        Ok(state)
+    }
+
+    /// The lines of `events`, with the watch state read for them.
+    fn event_lines(&self, events: &[Event]) -> Result<(Vec<EventLine>, WatchState), CliError> {
         let state = self.files.load_watch()?.unwrap_or_default();
-        let mut text = String::new();
-        for e in events {
-            let line = EventLine {
+        let lines = events
+            .iter()
+            .map(|e| EventLine {
                 event: e.event,
                 pr: self.policy.label.clone(),
                 head: state.head_sha.clone(),
                 items: e.items.clone(),
                 detail: e.detail.clone(),
                 state: self.files.watch.clone(),
-            };
-            text.push_str(&serde_json::to_string(&line).map_err(|e| CliError::Other {
-                message: e.to_string(),
-                hint: None,
-            })?);
-            text.push('\n');
-        }
-        output::stdout(&text).map_err(CliError::Output)?;
-        Ok(state)
+            })
+            .collect();
+        Ok((lines, state))
     }
 
     /// One poll: returns the events, and whether the PR is still open.

@@ -60,6 +60,22 @@ pub struct AutomationArgs {
     pub extra_headers: Vec<String>,
 }
 
+impl Default for AutomationArgs {
+    /// No flag given: the default header, the user's file alone.
+    fn default() -> Self {
+        // No flag here requires a value (a unit test parses them from nothing).
+        crate::cli::defaults().expect("automation flags parse from nothing")
+    }
+}
+
+impl Default for PollArgs {
+    /// No flag given: the command line's defaults.
+    fn default() -> Self {
+        // No flag here requires a value (a unit test parses them from nothing).
+        crate::cli::defaults().expect("poll flags parse from nothing")
+    }
+}
+
 impl AutomationArgs {
     /// Validated settings, with the accounts and headers of the user's file (`config`) added.
     pub fn settings(&self, config: &crate::config::Config) -> Result<AutomationSettings, CliError> {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::commands::common::{self, PrArgs};
+use crate::commands::common::PrArgs;
 use crate::error::CliError;
 use crate::output;
 
@@ -74,8 +74,8 @@ fn read_text(path: &std::path::Path) -> Result<String, CliError> {
     Ok(text)
 }
 
-/// The answers of an --answers file, as raw text per fingerprint.
-fn read_answers(path: &std::path::Path) -> Result<BTreeMap<String, String>, CliError> {
+/// The answers of an --answers file.
+fn read_answers(path: &std::path::Path) -> Result<review_app::decide::Answers, CliError> {
     let text = read_text(path)?;
     let map: BTreeMap<String, serde_json::Value> =
         serde_json::from_str(&text).map_err(|e| CliError::Input {
@@ -86,50 +86,28 @@ fn read_answers(path: &std::path::Path) -> Result<BTreeMap<String, String>, CliE
                     .to_owned(),
             ),
         })?;
-    Ok(map
-        .into_iter()
-        .map(|(fp, v)| {
-            let raw = match v {
-                serde_json::Value::Null => String::new(),
-                serde_json::Value::String(s) => s,
-                other => other.to_string(),
-            };
-            (fp, raw)
-        })
-        .collect())
+    Ok(crate::deciding::batch(map))
 }
 
 /// Runs `review decide`.
 pub async fn run(args: DecideArgs, config: &crate::config::Config) -> Result<(), CliError> {
-    let conn = common::connect(args.pr.as_deref(), args.target.repo.as_deref(), config).await?;
-    let (repo, number) = (conn.repo.clone(), conn.number);
-    let files = common::loop_files_here(&repo, number)?;
-    let watch = files.require_watch(number)?;
-    let denied = crate::config::repository_of(&conn.client, &repo, number)
-        .await?
-        .denied(&args.deny_paths, config);
-
     let answers = match (&args.finding, &args.answer, &args.answers) {
         (Some(fp), Some(answer), _) => review_app::decide::Answers::One {
             fingerprint: fp.clone(),
             raw: read_text(answer)?,
         },
-        (_, _, Some(path)) => review_app::decide::Answers::Batch(read_answers(path)?),
+        (_, _, Some(path)) => read_answers(path)?,
         _ => review_app::decide::Answers::Batch(BTreeMap::new()),
     };
-    let decided = review_app::decide::decide(&files, &watch, &answers, args.round, &denied)?;
-    for fp in &decided.ignored {
-        output::narrate(&format!(
-            "[decide] {fp} is not a pending finding; its answer is ignored"
-        ));
-    }
-    if decided.left > 0 {
-        output::narrate(&format!(
-            "[decide] {} pending finding(s) are not in this batch: what was recorded for them stays",
-            decided.left
-        ));
-    }
-    let recorded = decided.recorded;
+    let recorded = crate::deciding::decide(
+        args.pr.as_deref(),
+        args.target.repo.as_deref(),
+        &answers,
+        args.round,
+        &args.deny_paths,
+        config,
+    )
+    .await?;
 
     let text = if args.json {
         serde_json::to_string_pretty(&recorded).map_err(|e| CliError::Other {

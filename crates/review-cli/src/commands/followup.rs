@@ -216,7 +216,7 @@ pub async fn run(args: FollowupArgs, config: &crate::config::Config) -> Result<(
     if translator.is_some() || analyst.is_some() {
         // Their calls run side by side on the blocking pool; Ctrl-C stops them all.
         let dir = common::cwd().ok();
-        let (filled, stopped) = crate::command::interruptible(move || {
+        let (filled, stopped) = crate::command::interruptible(output::carried(move || {
             if let Some(command) = translator {
                 let translator = HelperCommand {
                     command,
@@ -228,7 +228,7 @@ pub async fn run(args: FollowupArgs, config: &crate::config::Config) -> Result<(
                 followup_app::analyse(&HelperCommand { command, dir }, &Narration, &mut page);
             }
             page
-        })
+        }))
         .await
         .map_err(|e| CliError::Other {
             message: format!("the translator's or analyst's calls failed: {e}"),

@@ -1,11 +1,13 @@
 //! `review mcp`: a Model Context Protocol server over stdio, for coding agents.
 //!
-//! Every tool runs in the server's own process. Reads are answered here; every other tool runs
-//! the command line's own command in process (`review triage --json`, `review resolve`, ...:
-//! [`crate::cli::run_in_process`]), one at a time with its output captured, so each call goes
-//! through exactly the checks the command line makes (the human-thread gate, fencing, the reply
-//! ledger, the configuration files) and nothing but the protocol reaches stdout. It starts no
-//! `review` process. Write tools exist only when the server starts with `--allow-writes`;
+//! Every tool runs in the server's own process. Reads are answered here; every other tool calls
+//! the code the command line's command calls, with the same settings built the same way
+//! ([`crate::triaging::run`], [`crate::statusing::prepare`], [`crate::watching::Watcher`],
+//! [`crate::deciding`], [`crate::acting`]), one call at a time on a thread of its own, and
+//! returns what that code returned: each call goes through exactly the checks the command line
+//! makes (the human-thread gate, fencing, the reply ledger, the configuration files), the
+//! gates living below both. On a call's thread narration becomes the call's progress and stdout
+//! is refused, so nothing but the protocol reaches stdout. It starts no `review` process. Write tools exist only when the server starts with `--allow-writes`;
 //! `--toolsets` narrows the list. Each tool's MCP annotations say whether it reads, writes,
 //! destroys or repeats safely (docs/mcp.md).
 
@@ -286,41 +288,6 @@ struct CommandLines {
     lines: Vec<String>,
 }
 
-/// How a command's output becomes a tool's structured result.
-type Shape = fn(&str) -> Result<serde_json::Value, String>;
-
-/// Reads `stdout` as one `T` (a JSON document).
-fn json_of<T: serde::de::DeserializeOwned + Serialize>(
-    stdout: &str,
-) -> Result<serde_json::Value, String> {
-    let value: T = serde_json::from_str(stdout).map_err(|e| e.to_string())?;
-    serde_json::to_value(value).map_err(|e| e.to_string())
-}
-
-/// Reads `stdout` as `review watch`'s lines, one event each.
-fn events_of(stdout: &str) -> Result<serde_json::Value, String> {
-    let events = stdout
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(serde_json::from_str)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
-    serde_json::to_value(WatchOutput { events }).map_err(|e| e.to_string())
-}
-
-/// Reads `stdout` as `review decide --json`'s list.
-fn recorded_of(stdout: &str) -> Result<serde_json::Value, String> {
-    let recorded = serde_json::from_str(stdout).map_err(|e| e.to_string())?;
-    serde_json::to_value(DecideOutput { recorded }).map_err(|e| e.to_string())
-}
-
-/// Reads `stdout` as lines of text.
-fn lines_of(stdout: &str) -> Result<serde_json::Value, String> {
-    let lines = stdout.lines().map(str::to_owned).collect();
-    serde_json::to_value(CommandLines { lines }).map_err(|e| e.to_string())
-}
-
-/// A structured result: `value` as structured content, and as text beside it.
 fn structured(value: &impl Serialize) -> Result<CallToolResult, ErrorData> {
     serde_json::to_value(value)
         .map(CallToolResult::structured)
@@ -353,15 +320,8 @@ fn shown_in_lockdown(
         .is_some_and(review_core::model::Author::is_maintainer)
 }
 
-/// A finished command.
-struct Finished {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Interrupts the command of a call that is dropped before its command finished (the server
-/// dropped it): no command outlives its call unasked.
+/// Interrupts the work of a call that is dropped before it finished (the server dropped it):
+/// no call's work outlives its call unasked.
 struct InterruptOnDrop {
     armed: bool,
 }
@@ -374,38 +334,118 @@ impl Drop for InterruptOnDrop {
     }
 }
 
-/// Runs `review ARGS` in this process on a thread of its own, its output captured (nothing
-/// reaches stdout but the protocol); one command at a time, in the order of `turn`. Each
-/// stderr line goes to `lines` as it comes.
-fn start_command(
-    args: Vec<String>,
-    config: crate::config::Config,
+/// How a call's work ended.
+struct Called<T> {
+    /// What it returned.
+    result: Result<T, CliError>,
+    /// Whether the client cancelled it (it then stopped at its next checkpoint).
+    cancelled: bool,
+    /// The progress notifications sent.
+    progress: u32,
+    /// The last line it narrated that says what it did (`[triage] done — ...`).
+    done: Option<String>,
+}
+
+/// Runs `work` in this process, on a thread of its own with its own runtime (the command line's
+/// code runs on one thread), in the order of `turn`. The thread's narration goes to `lines` as
+/// it comes ([`crate::output::Sink::Call`]); on it, stdout is refused, so nothing but the
+/// protocol reaches the server's stdout. `command` names the run in the audit log.
+fn start_call<T, F, Fut>(
+    command: &'static str,
+    config: std::sync::Arc<crate::config::Config>,
     turn: tokio::sync::OwnedMutexGuard<()>,
     lines: tokio::sync::mpsc::UnboundedSender<String>,
-) -> Result<tokio::sync::oneshot::Receiver<Finished>, ErrorData> {
+    work: F,
+) -> Result<tokio::sync::oneshot::Receiver<Result<T, CliError>>, ErrorData>
+where
+    T: Send + 'static,
+    F: FnOnce(std::sync::Arc<crate::config::Config>) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<T, CliError>>,
+{
     let (done_tx, done) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
-        .name("review-call".to_owned())
-        // The main thread's size: the command ran on one before.
+        .name(format!("review-{command}"))
+        // The main thread's size: the command line runs this code on one.
         .stack_size(8 << 20)
         .spawn(move || {
             let _turn = turn;
             crate::command::resume();
-            crate::output::capture(lines);
-            let result = crate::cli::runtime()
-                .and_then(|rt| rt.block_on(crate::cli::run_in_process(args, config)));
-            let code = crate::error::report(result);
-            let (stdout, stderr) = crate::output::end_capture();
-            let mut all = stderr.join("\n");
-            all.push('\n');
-            let _ = done_tx.send(Finished {
-                code: i32::from(code),
-                stdout,
-                stderr: all,
-            });
+            crate::output::set_sink(crate::output::Sink::Call(lines));
+            crate::audit::set_command(command);
+            let result = crate::cli::runtime().and_then(|rt| rt.block_on(work(config)));
+            let _ = done_tx.send(result);
         })
-        .map_err(|e| ErrorData::internal_error(format!("cannot run review: {e}"), None))?;
+        .map_err(|e| ErrorData::internal_error(format!("cannot start the call: {e}"), None))?;
     Ok(done)
+}
+
+/// A call's failure as its tool's error: what happened and the exit code the command line
+/// would have ended with, the error, its causes and hint, then `partial` (what it did before).
+fn failure(e: &CliError, partial: &str) -> CallToolResult {
+    let code = e.code();
+    let what = match code {
+        6 => "refused",
+        130 => "cancelled: stopped before its next change",
+        7 => "done; threads still need a person",
+        _ => "failed",
+    };
+    let mut message = format!("{what} (exit {code})");
+    let mut lines = vec![format!("error: {e}")];
+    lines.extend(
+        crate::error::source_chain(e)
+            .into_iter()
+            .map(|c| format!("  caused by: {c}")),
+    );
+    if let Some(hint) = e.hint() {
+        lines.push(format!("hint: {hint}"));
+    }
+    message.push_str(":\n");
+    message.push_str(&review_core::text::visible(&lines.join("\n")));
+    if !partial.trim().is_empty() {
+        message.push_str("\n\n");
+        message.push_str(partial);
+    }
+    CallToolResult::error(text(message))
+}
+
+/// The exit code the command line would end with for what a call returned.
+trait Ending {
+    fn exit_code(&self) -> u8 {
+        0
+    }
+}
+
+impl Ending for crate::triaging::run::Run {
+    fn exit_code(&self) -> u8 {
+        match self {
+            Self::Closed(_) => 0,
+            Self::Triaged { triaged, .. } => {
+                crate::triaging::run::ended(triaged, false).map_or_else(|e| e.code(), |()| 0)
+            }
+        }
+    }
+}
+
+impl Ending for crate::acting::Acted {
+    fn exit_code(&self) -> u8 {
+        self.failed.as_ref().map_or(0, CliError::code)
+    }
+}
+
+impl Ending for crate::statusing::StatusReport {}
+impl Ending for Vec<crate::watching::EventLine> {}
+impl Ending for Vec<review_app::decide::Recorded> {}
+
+/// What a write tool returns: its lines, or its failure after them.
+fn acted(done: crate::acting::Acted) -> Result<CallToolResult, ErrorData> {
+    match done.failed {
+        None => structured(&CommandLines { lines: done.lines }),
+        Some(e) => {
+            let mut partial = done.lines.join("\n");
+            partial.push('\n');
+            Ok(failure(&e, &partial))
+        }
+    }
 }
 
 /// The server.
@@ -531,153 +571,164 @@ impl ReviewServer {
         }
     }
 
-    /// Runs `review OPTIONS [--repo R] -- POSITIONALS` and turns its outcome into a tool result:
-    /// stdout on success, the error and its hint otherwise. What came from the client goes
-    /// after `--` or as an option's value, so it is never read as an option of its own.
-    ///
-    /// The command runs in this process ([`crate::cli::run_in_process`]: the command line's own
-    /// code and gates), one at a time, its output captured: nothing reaches stdout but the
-    /// protocol. Its narration (the lines it would write to stderr) goes to the client as
-    /// progress notifications when the call asked for them (a `progressToken`). A cancelled call
-    /// interrupts the command as Ctrl-C would ([`crate::command::interrupt`]): it stops at its
-    /// next checkpoint, before the next mutation, and reports what it did (exit 130); a call the
-    /// server drops does the same.
-    async fn run(
+    /// Runs `work` (the command line's own code for the tool: the same settings, the same
+    /// gates) in this process ([`start_call`]), and returns what it returned. Its narration goes
+    /// to the client as progress notifications when the call asked for them (a
+    /// `progressToken`). A cancelled call interrupts the work as Ctrl-C would
+    /// ([`crate::command::interrupt`]): it stops at its next checkpoint, before the next
+    /// mutation, and what it did is the last progress message; a call the server drops does
+    /// the same.
+    async fn call<T, F, Fut>(
         &self,
-        options: Vec<String>,
-        positionals: Vec<String>,
-        shape: Shape,
+        command: &'static str,
         context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let options_are_status = options.first().is_some_and(|o| o == "status");
-        let mut args = options;
-        if let Some(repo) = &self.repo {
-            args.extend(["--repo".to_owned(), repo.clone()]);
-        }
-        args.extend(["--color".to_owned(), "never".to_owned(), "--".to_owned()]);
-        args.extend(positionals);
+        work: F,
+    ) -> Result<Called<T>, ErrorData>
+    where
+        T: Send + 'static,
+        F: FnOnce(std::sync::Arc<crate::config::Config>) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<T, CliError>>,
+    {
         let turn = std::sync::Arc::clone(&self.turn).lock_owned().await;
         let (lines_tx, mut lines) = tokio::sync::mpsc::unbounded_channel();
         let mut guard = InterruptOnDrop { armed: true };
-        let mut done = start_command(args, (*self.config).clone(), turn, lines_tx)?;
+        let mut finished = start_call(
+            command,
+            std::sync::Arc::clone(&self.config),
+            turn,
+            lines_tx,
+            work,
+        )?;
         let token = context.meta.get_progress_token();
-        let (mut progress, mut cancelled) = (0u32, false);
-        let notify = async |progress: u32, line: String| {
+        let (mut progress, mut cancelled, mut done) = (0u32, false, None);
+        let mut heard = async |line: String, progress: &mut u32| {
+            if line.contains(" done — ") || line.contains("Stopped after") {
+                done = Some(line.clone());
+            }
             if let Some(token) = &token {
+                *progress += 1;
                 let _ = context
                     .peer
                     .notify_progress(
                         rmcp::model::ProgressNotificationParam::new(
                             token.clone(),
-                            f64::from(progress),
+                            f64::from(*progress),
                         )
                         .with_message(line),
                     )
                     .await;
             }
         };
-        let out = loop {
+        let result = loop {
             tokio::select! {
-                finished = &mut done => break finished,
-                Some(line) = lines.recv() => {
-                    if token.is_some() {
-                        progress += 1;
-                        notify(progress, line).await;
-                    }
-                }
+                result = &mut finished => break result,
+                Some(line) = lines.recv() => heard(line, &mut progress).await,
                 () = context.ct.cancelled(), if !cancelled => {
                     cancelled = true;
                     crate::command::interrupt();
                 }
             }
         }
-        .map_err(|_| ErrorData::internal_error("review did not finish".to_owned(), None))?;
+        .map_err(|_| ErrorData::internal_error("the call did not finish".to_owned(), None))?;
         guard.armed = false;
         // What it narrated last, before its answer.
         while let Ok(line) = lines.try_recv() {
-            if token.is_some() {
-                progress += 1;
-                notify(progress, line).await;
-            }
+            heard(line, &mut progress).await;
         }
-        let Finished {
-            code,
-            stdout,
-            stderr,
-        } = out;
-        if cancelled && let Some(token) = &token {
-            // The client gets no answer to a cancelled call: what the command did before it
-            // stopped reaches it as the last progress message (and `review log` lists every
-            // change the tool made).
-            let done = stderr
-                .lines()
-                .rev()
-                .find(|l| l.contains(" done — ") || l.contains("Stopped after"))
-                .unwrap_or("nothing reported");
+        Ok(Called {
+            result,
+            cancelled,
+            progress,
+            done,
+        })
+    }
+
+    /// The tool's result of a finished call: `answer` of what it returned, or its failure. A
+    /// cancelled call gets no answer the client reads: what it did before it stopped reaches
+    /// it as the last progress message (and `review log` lists every change the tool made).
+    async fn answer<T: Ending>(
+        called: Called<T>,
+        context: &RequestContext<RoleServer>,
+        answer: impl FnOnce(T) -> Result<CallToolResult, ErrorData>,
+    ) -> Result<CallToolResult, ErrorData> {
+        if called.cancelled
+            && let Some(token) = context.meta.get_progress_token()
+        {
+            let code = match &called.result {
+                Ok(value) => value.exit_code(),
+                Err(e) => e.code(),
+            };
             let _ = context
                 .peer
                 .notify_progress(
                     rmcp::model::ProgressNotificationParam::new(
-                        token.clone(),
-                        f64::from(progress + 1),
+                        token,
+                        f64::from(called.progress + 1),
                     )
                     .with_message(format!(
-                        "cancelled (exit {code}): stopped before its next change; {done}"
+                        "cancelled (exit {code}): stopped before its next change; {}",
+                        called.done.as_deref().unwrap_or("nothing reported")
                     )),
                 )
                 .await;
         }
-        // `review status` says its verdict in its exit code too: each is an answer.
-        let verdict = options_are_status && (8..=11).contains(&code);
-        if code == 0 || verdict {
-            return match shape(&stdout) {
-                Ok(value) => Ok(CallToolResult::structured(value)),
-                Err(e) => Err(ErrorData::internal_error(
-                    format!("review's output did not read as its JSON Schema says: {e}"),
-                    None,
-                )),
-            };
+        match called.result {
+            Ok(value) => answer(value),
+            Err(e) => Ok(failure(&e, "")),
         }
-        let reason: Vec<&str> = stderr
-            .lines()
-            .filter(|l| {
-                l.starts_with("error:") || l.starts_with("hint:") || l.starts_with("  caused by:")
+    }
+
+    /// A triage of `pr` through the command line's own settings (the user's file included):
+    /// planned, or carried out with `apply`. Its report, or (a push or resolve failed, or it was
+    /// interrupted) its failure followed by the report.
+    async fn triage(
+        &self,
+        pr: String,
+        apply: bool,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let repo = self.repo.clone();
+        let called = self
+            .call("triage", context, move |config| async move {
+                let args = crate::triaging::TriageArgs {
+                    pr: Some(pr),
+                    repo,
+                    json: true,
+                    apply,
+                    no_apply: !apply,
+                    ..crate::triaging::TriageArgs::default()
+                };
+                let mut settings = crate::triaging::Settings::from_args(args, &config)?;
+                let run = crate::triaging::run::run(&mut settings, &config).await?;
+                if let crate::triaging::run::Run::Triaged {
+                    triaged,
+                    pre_review,
+                    ..
+                } = &run
+                {
+                    crate::output::narrate(&triaged.report.summary_line(pre_review));
+                }
+                Ok(run)
             })
-            .collect();
-        let what = match code {
-            6 => "refused",
-            130 => "cancelled: stopped before its next change",
-            7 => "done; threads still need a person",
-            _ => "failed",
-        };
-        let mut message = format!("{what} (exit {code})");
-        if !reason.is_empty() {
-            message.push_str(":\n");
-            message.push_str(&reason.join("\n"));
-        }
-        if !stdout.trim().is_empty() {
-            message.push_str("\n\n");
-            message.push_str(&stdout);
-        }
-        Ok(CallToolResult::error(text(message)))
-    }
-
-    /// Writes `text` to a temporary file for a command that reads one.
-    fn temp_text(text: &str) -> Result<tempfile::NamedTempFile, ErrorData> {
-        let mut file = tempfile::NamedTempFile::new()
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        std::io::Write::write_all(&mut file, text.as_bytes())
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        Ok(file)
-    }
-
-    /// Writes `value` to a temporary file for a command that reads one.
-    fn temp_json(value: &serde_json::Value) -> Result<tempfile::NamedTempFile, ErrorData> {
-        let mut file = tempfile::NamedTempFile::new()
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        serde_json::to_writer(&mut file, value)
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        Ok(file)
+            .await?;
+        Self::answer(called, context, |run| match run {
+            crate::triaging::run::Run::Closed(closed) => Ok(CallToolResult::error(text(format!(
+                "nothing to triage: the pull request is {} (its head is {})",
+                if closed.merged { "merged" } else { "closed" },
+                closed.head
+            )))),
+            crate::triaging::run::Run::Triaged { triaged, .. } => {
+                match crate::triaging::run::ended(&triaged, false) {
+                    Ok(()) => structured(&triaged.report),
+                    Err(e) => {
+                        let report = serde_json::to_string_pretty(&triaged.report)
+                            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                        Ok(failure(&e, &report))
+                    }
+                }
+            }
+        })
+        .await
     }
 }
 
@@ -840,15 +891,7 @@ impl ReviewServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         match self.check_pr(&p.pr) {
-            Ok(pr) => {
-                self.run(
-                    vec!["triage".into(), "--json".into(), "--no-apply".into()],
-                    vec![pr],
-                    json_of::<review_core::report::Report>,
-                    &context,
-                )
-                .await
-            }
+            Ok(pr) => self.triage(pr, false, &context).await,
             Err(why) => refuse(why),
         }
     }
@@ -868,18 +911,34 @@ impl ReviewServer {
         Parameters(p): Parameters<PrParam>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        match self.check_pr(&p.pr) {
-            Ok(pr) => {
-                self.run(
-                    vec!["status".into(), "--json".into()],
-                    vec![pr],
-                    json_of::<crate::statusing::StatusReport>,
-                    &context,
+        let pr = match self.check_pr(&p.pr) {
+            Ok(pr) => pr,
+            Err(why) => return refuse(why),
+        };
+        let repo = self.repo.clone();
+        let called = self
+            .call("status", &context, move |config| async move {
+                let automation = common::AutomationArgs::default().settings(&config)?;
+                let prepared = crate::statusing::prepare(
+                    Some(&pr),
+                    repo.as_deref(),
+                    automation,
+                    &[],
+                    &[],
+                    &[],
+                    &config,
                 )
-                .await
-            }
-            Err(why) => refuse(why),
-        }
+                .await?;
+                let status = prepared.once().await?;
+                Ok(crate::statusing::StatusReport::new(
+                    prepared.label,
+                    status,
+                    None,
+                ))
+            })
+            .await?;
+        // Every verdict is an answer (the command line says it in its exit code too).
+        Self::answer(called, &context, |report| structured(&report)).await
     }
 
     #[tool(
@@ -898,18 +957,29 @@ impl ReviewServer {
         Parameters(p): Parameters<PrParam>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        match self.check_pr(&p.pr) {
-            Ok(pr) => {
-                self.run(
-                    vec!["watch".into(), "--once".into()],
-                    vec![pr],
-                    events_of,
-                    &context,
+        let pr = match self.check_pr(&p.pr) {
+            Ok(pr) => pr,
+            Err(why) => return refuse(why),
+        };
+        let repo = self.repo.clone();
+        let called = self
+            .call("watch", &context, move |config| async move {
+                let automation = common::AutomationArgs::default().settings(&config)?;
+                let watcher = crate::watching::Watcher::connect(
+                    Some(&pr),
+                    repo.as_deref(),
+                    automation,
+                    &common::PollArgs::default(),
+                    &config,
                 )
-                .await
-            }
-            Err(why) => refuse(why),
-        }
+                .await?;
+                watcher.once().await
+            })
+            .await?;
+        Self::answer(called, &context, |events| {
+            structured(&WatchOutput { events })
+        })
+        .await
     }
 
     #[tool(
@@ -929,15 +999,7 @@ impl ReviewServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         match self.check_pr(&p.pr) {
-            Ok(pr) => {
-                self.run(
-                    vec!["triage".into(), "--apply".into(), "--json".into()],
-                    vec![pr],
-                    json_of::<review_core::report::Report>,
-                    &context,
-                )
-                .await
-            }
+            Ok(pr) => self.triage(pr, true, &context).await,
             Err(why) => refuse(why),
         }
     }
@@ -958,21 +1020,28 @@ impl ReviewServer {
         Parameters(p): Parameters<ThreadParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        match self
+        let pr = match self
             .check_pr(&p.pr)
             .and_then(|pr| check_thread(&p.thread_id).map(|()| pr))
         {
-            Ok(pr) => {
-                self.run(
-                    vec!["resolve".into(), "--pr".into(), pr],
-                    vec![p.thread_id],
-                    lines_of,
-                    &context,
+            Ok(pr) => pr,
+            Err(why) => return refuse(why),
+        };
+        let repo = self.repo.clone();
+        let called = self
+            .call("resolve", &context, move |config| async move {
+                let automation = common::AutomationArgs::default().settings(&config)?;
+                crate::acting::resolve(
+                    Some(&pr),
+                    repo.as_deref(),
+                    vec![ThreadId(p.thread_id)],
+                    automation,
+                    &config,
                 )
                 .await
-            }
-            Err(why) => refuse(why),
-        }
+            })
+            .await?;
+        Self::answer(called, &context, acted).await
     }
 
     #[tool(
@@ -1001,22 +1070,22 @@ impl ReviewServer {
         if p.body.trim().is_empty() {
             return refuse("the reply is empty");
         }
-        // The body travels by file: whatever it starts with, it is never an option.
-        let file = Self::temp_text(&p.body)?;
-        let path = file.path().to_string_lossy().into_owned();
-        self.run(
-            vec![
-                "reply".into(),
-                "--pr".into(),
-                pr,
-                "--body-file".into(),
-                path,
-            ],
-            vec![p.thread_id],
-            lines_of,
-            &context,
-        )
-        .await
+        let repo = self.repo.clone();
+        let called = self
+            .call("reply", &context, move |config| async move {
+                let automation = common::AutomationArgs::default().settings(&config)?;
+                crate::acting::reply(
+                    Some(&pr),
+                    repo.as_deref(),
+                    ThreadId(p.thread_id),
+                    &p.body,
+                    automation,
+                    &config,
+                )
+                .await
+            })
+            .await?;
+        Self::answer(called, &context, acted).await
     }
 
     #[tool(
@@ -1042,13 +1111,26 @@ impl ReviewServer {
             Ok(pr) => pr,
             Err(why) => return refuse(why),
         };
-        let mut options = vec!["defer".into(), "--pr".into(), pr];
-        // `--note=TEXT`: whatever the text starts with, it is the option's value.
-        if let Some(note) = p.note.filter(|n| !n.trim().is_empty()) {
-            options.push(format!("--note={note}"));
-        }
-        self.run(options, vec![p.thread_id], lines_of, &context)
-            .await
+        let note = p
+            .note
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| crate::deferring::DEFAULT_NOTE.to_owned());
+        let repo = self.repo.clone();
+        let called = self
+            .call("defer", &context, move |config| async move {
+                let automation = common::AutomationArgs::default().settings(&config)?;
+                crate::acting::defer(
+                    Some(&pr),
+                    repo.as_deref(),
+                    ThreadId(p.thread_id),
+                    &note,
+                    automation,
+                    &config,
+                )
+                .await
+            })
+            .await?;
+        Self::answer(called, &context, acted).await
     }
 
     #[tool(
@@ -1076,14 +1158,17 @@ impl ReviewServer {
             Ok(pr) => pr,
             Err(why) => return refuse(why),
         };
-        let file = Self::temp_json(&serde_json::Value::Object(p.answers))?;
-        let path = file.path().to_string_lossy().into_owned();
-        self.run(
-            vec!["decide".into(), "--answers".into(), path, "--json".into()],
-            vec![pr],
-            recorded_of,
-            &context,
-        )
+        let repo = self.repo.clone();
+        let called = self
+            .call("decide", &context, move |config| async move {
+                let answers = crate::deciding::batch(p.answers);
+                crate::deciding::decide(Some(&pr), repo.as_deref(), &answers, None, &[], &config)
+                    .await
+            })
+            .await?;
+        Self::answer(called, &context, |recorded| {
+            structured(&DecideOutput { recorded })
+        })
         .await
     }
 
@@ -1107,15 +1192,24 @@ impl ReviewServer {
             Ok(pr) => pr,
             Err(why) => return refuse(why),
         };
-        let file = Self::temp_json(&serde_json::Value::Array(p.replies))?;
-        let path = file.path().to_string_lossy().into_owned();
-        self.run(
-            vec!["respond".into(), "--replies".into(), path],
-            vec![pr],
-            lines_of,
-            &context,
-        )
-        .await
+        let repo = self.repo.clone();
+        let called = self
+            .call("respond", &context, move |config| async move {
+                let replies =
+                    crate::acting::replies(serde_json::Value::Array(p.replies), "the replies")?;
+                let automation = common::AutomationArgs::default().settings(&config)?;
+                crate::acting::respond(
+                    Some(&pr),
+                    repo.as_deref(),
+                    Some(replies),
+                    false,
+                    automation,
+                    &config,
+                )
+                .await
+            })
+            .await?;
+        Self::answer(called, &context, acted).await
     }
 }
 

@@ -4,12 +4,9 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Args;
-use review_core::ports::{HostError, ReviewHost};
-use review_core::post;
 
 use crate::commands::common::{self, AutomationArgs, PrArgs};
 use crate::error::CliError;
-use crate::output;
 
 /// Reply in a bot thread
 ///
@@ -77,55 +74,14 @@ pub async fn run(args: ReplyArgs, config: &crate::config::Config) -> Result<(), 
     let automation = args.automation.settings(config)?;
     let text = read_body(&args)?;
     let id = common::thread_id(&args.thread)?;
-    let (conn, pr) = common::load(
+    crate::acting::reply(
         args.pr.as_deref(),
         args.target.repo.as_deref(),
-        "[reply]",
+        id,
+        &text,
+        automation,
         config,
     )
-    .await?;
-    let vcs = common::clone_here()?;
-    let repository = crate::config::repository(&conn.client, &pr).await?;
-    let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
-    let thread = common::bot_thread(&pr, &id, &automation)?;
-    let key = post::idempotency_key(&id, &text);
-    if let Some(existing) = thread
-        .comments
-        .iter()
-        .find(|c| post::find_key(&c.body) == Some(key.as_str()))
-    {
-        output::narrate(&format!(
-            "[reply] already posted in {id}; not posting it again"
-        ));
-        return output::stdout(&format!("{}\n", existing.url)).map_err(CliError::Output);
-    }
-    let body = post::marked_body(&automation.header, &text, &key);
-    let host = conn.audited_host(&automation.header, vcs.as_ref());
-    match host.reply(&id, &body).await {
-        Ok(posted) => output::stdout(&format!("{}\n", posted.url)).map_err(CliError::Output),
-        Err(HostError::NotFound(message)) => Err(CliError::NotFound {
-            message,
-            hint: None,
-        }),
-        Err(HostError::Refused(message)) => Err(CliError::Refused {
-            message,
-            hint: None,
-        }),
-        Err(
-            e @ (HostError::Unavailable { .. }
-            | HostError::Throttled { .. }
-            | HostError::Unauthorized { .. }),
-        ) => Err(CliError::GitHub {
-            hint: Some(if review_github::adapter::may_have_been_posted(&e) {
-                "run the same command again: it looks for this reply first and posts it only if \
-                 it is not there"
-                    .to_owned()
-            } else {
-                "run the same command again: a reply that already landed is not posted twice"
-                    .to_owned()
-            }),
-            message: e.to_string(),
-            source: None,
-        }),
-    }
+    .await?
+    .print()
 }

@@ -2,11 +2,9 @@
 
 use clap::Args;
 use review_core::model::ThreadId;
-use review_core::ports::ReviewHost;
 
 use crate::commands::common::{self, AutomationArgs, PrArgs};
 use crate::error::CliError;
-use crate::output;
 
 /// Resolve bot threads, without a reply
 ///
@@ -37,54 +35,13 @@ pub async fn run(args: ResolveArgs, config: &crate::config::Config) -> Result<()
         .iter()
         .map(|t| common::thread_id(t))
         .collect::<Result<_, _>>()?;
-    let (conn, pr) = common::load(
+    crate::acting::resolve(
         args.pr.as_deref(),
         args.target.repo.as_deref(),
-        "[resolve]",
+        ids,
+        automation,
         config,
     )
-    .await?;
-    let vcs = common::clone_here()?;
-    let repository = crate::config::repository(&conn.client, &pr).await?;
-    let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
-    // Check every thread before touching any.
-    for id in &ids {
-        common::bot_thread(&pr, id, &automation)?;
-    }
-    // A thread already resolved is not resolved again: a second call changes nothing.
-    let (done, ids): (Vec<ThreadId>, Vec<ThreadId>) = ids
-        .into_iter()
-        .partition(|id| pr.thread(id).is_some_and(|t| t.is_resolved));
-    for id in &done {
-        output::stdout(&format!("already resolved {id}\n")).map_err(CliError::Output)?;
-    }
-    if ids.is_empty() {
-        return Ok(());
-    }
-    let host = conn.audited_host(review_core::gate::DEFAULT_AUTOMATED_HEADER, vcs.as_ref());
-    let results = host.resolve_threads(&ids).await;
-    let mut failed = Vec::new();
-    for (id, result) in ids.iter().zip(results) {
-        match result {
-            Ok(()) => output::stdout(&format!("resolved {id}\n")).map_err(CliError::Output)?,
-            Err(e) => failed.push(format!("{id}: {e}")),
-        }
-    }
-    crate::statusing::refresh_if_resolved(&conn, &host, &automation, &pr, None, config).await;
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(CliError::GitHub {
-            message: format!(
-                "{} of {} threads were not resolved:\n  {}",
-                failed.len(),
-                ids.len(),
-                failed.join("\n  ")
-            ),
-            source: None,
-            hint: Some(
-                "run again with the threads that failed; resolving twice is harmless".to_owned(),
-            ),
-        })
-    }
+    .await?
+    .print()
 }

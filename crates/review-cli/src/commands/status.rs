@@ -4,15 +4,14 @@
 use std::time::Duration;
 
 use clap::Args;
-use review_app::status::{StatusRequest, WaitPolicy};
+use review_app::status::WaitPolicy;
 use review_core::status::{Status, Verdict};
 use review_core::watch::ProbeMemo;
 
-use crate::commands::common::{self, AutomationArgs, PrArgs};
+use crate::commands::common::{AutomationArgs, PrArgs};
 use crate::error::CliError;
 use crate::output;
-use crate::statusing::{STATUS_SCHEMA_VERSION, StatusReport};
-use crate::watching::LivePr;
+use crate::statusing::StatusReport;
 
 /// Say whether a pull request is ready to merge, and why not
 ///
@@ -113,21 +112,20 @@ pub async fn run(args: StatusArgs, config: &crate::config::Config) -> Result<(),
             hint: None,
         });
     }
-    let conn = common::connect(args.pr.as_deref(), args.target.repo.as_deref(), config).await?;
-    let label = format!("{}#{}", conn.repo, conn.number);
-    let vcs = common::clone_here()?;
-    // The review loop's escalations, when its decisions are kept in this clone.
-    let escalated = crate::statusing::loop_escalations(vcs.as_ref(), &conn.repo, conn.number)?;
-    let live = LivePr::new(conn, automation, vcs)?;
-    let request = StatusRequest {
-        expected_bots: crate::config::merged(&args.expect_bots, &config.expect_bots),
-        ignore_checks: args.ignore_checks.clone(),
-        denied_paths: crate::config::merged(&args.deny_paths, &config.deny),
-        now: Some(review_app::watch::Clock::now(
-            &crate::watching::TerminalClock,
-        )),
-        escalated,
-    };
+    let crate::statusing::Prepared {
+        live,
+        request,
+        label,
+    } = crate::statusing::prepare(
+        args.pr.as_deref(),
+        args.target.repo.as_deref(),
+        automation,
+        &args.expect_bots,
+        &args.ignore_checks,
+        &args.deny_paths,
+        config,
+    )
+    .await?;
     let (status, timed_out) = if args.wait {
         crate::command::stop_on_ctrl_c();
         let waited = review_app::status::wait(
@@ -156,12 +154,7 @@ pub async fn run(args: StatusArgs, config: &crate::config::Config) -> Result<(),
     };
     let verdict = status.verdict;
     let text = if args.json {
-        let report = StatusReport {
-            schema_version: STATUS_SCHEMA_VERSION,
-            pr: label,
-            status: status.clone(),
-            timed_out,
-        };
+        let report = StatusReport::new(label, status.clone(), timed_out);
         serde_json::to_string_pretty(&report).map_err(|e| CliError::Other {
             message: e.to_string(),
             hint: None,

@@ -7,7 +7,7 @@ use clap::Args;
 use review_app::AppError;
 use review_app::watch::{Schedule, Stopped};
 
-use crate::commands::common::{self, AutomationArgs, PollArgs, PrArgs};
+use crate::commands::common::{AutomationArgs, PollArgs, PrArgs};
 use crate::error::CliError;
 use crate::output;
 
@@ -48,19 +48,14 @@ pub async fn run(args: WatchArgs, config: &crate::config::Config) -> Result<(), 
             hint: Some("pass a bot login such as coderabbitai".to_owned()),
         });
     }
-    let conn = common::connect(args.pr.as_deref(), args.target.repo.as_deref(), config).await?;
-    let files = common::loop_files_here(&conn.repo, conn.number)?;
-    let watcher = crate::watching::Watcher::new(
-        conn,
-        files,
-        crate::watching::settings(
-            &crate::config::merged(&args.poll.expect_bots, &config.expect_bots),
-            args.poll.late_after,
-        ),
+    let watcher = crate::watching::Watcher::connect(
+        args.pr.as_deref(),
+        args.target.repo.as_deref(),
         automation,
-        args.poll.full_every,
-        common::clone_here()?,
-    )?;
+        &args.poll,
+        config,
+    )
+    .await?;
     let max_polls = if args.once {
         Some(1)
     } else {

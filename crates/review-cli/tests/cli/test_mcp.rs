@@ -925,3 +925,111 @@ async fn the_official_typescript_client_connects_lists_and_calls() {
     assert_eq!(result["structuredContent"]["total"], 2, "{result}");
     assert!(github.mutations().is_empty());
 }
+
+/// The tools call the command line's own code and return what it returned: a plan, the
+/// verdict and a poll answer what `review triage --json --no-apply`, `review status --json` and
+/// `review watch --once` print, and a resolve's lines are the command's. A merged pull request
+/// is a clear refusal (it used to be an internal error: the command printed nothing to parse),
+/// and a replies list the server cannot use is named as the client sent it, not as a file.
+#[tokio::test(flavor = "multi_thread")]
+async fn each_tool_answers_what_its_command_prints() {
+    let (env, github) = setup().await;
+    crate::common::commit(env.dir(), "init");
+    let vars = [
+        ("GITHUB_GRAPHQL_URL", github.graphql_url()),
+        ("GITHUB_API_URL", github.rest_url()),
+    ];
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let cli = |args: &[&str]| -> Value {
+        let mut all = args.to_vec();
+        all.extend(["--repo", "acme/widgets"]);
+        let out = env.run_with(&all, &vars);
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {out:?}"))
+    };
+    let mut session = Session::start(&env, &github, &["--allow-writes"]);
+    let planned = session.call_result("plan_triage", &json!({"pr": "1"}));
+    assert_eq!(
+        planned["structuredContent"],
+        cli(&["triage", "1", "--json", "--no-apply"])
+    );
+    let status = session.call_result("pr_status", &json!({"pr": "1"}));
+    let mut printed = cli(&["status", "1", "--json"]);
+    let mut answered = status["structuredContent"].clone();
+    // Seconds pass between the two reads: the ages the notes give may differ.
+    for value in [&mut printed, &mut answered] {
+        value.as_object_mut().unwrap().remove("notes");
+    }
+    assert_eq!(answered, printed);
+    // The first poll found the threads; the command's poll after it finds nothing new, and so
+    // does the tool's: both print the same (no) events.
+    let first = session.call_result("watch_once", &json!({"pr": "1"}));
+    assert!(
+        !first["structuredContent"]["events"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "{first}"
+    );
+    let out = env.run_with(&["watch", "1", "--once", "--repo", "acme/widgets"], &vars);
+    assert_eq!(out.code, 0, "{out:?}");
+    let again = session.call_result("watch_once", &json!({"pr": "1"}));
+    let printed: Vec<Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let events: Vec<&Value> = printed.iter().map(|e| &e["event"]).collect();
+    let answered: Vec<&Value> = again["structuredContent"]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["event"])
+        .collect();
+    assert_eq!(answered, events);
+
+    let (error, text) = session.call("resolve_thread", &json!({"pr": "1", "thread_id": "NIT"}));
+    assert!(!error, "{text}");
+    let lines: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(lines["lines"], json!(["resolved NIT"]));
+    let out = env.run_with(
+        &["resolve", "NIT", "--pr", "1", "--repo", "acme/widgets"],
+        &vars,
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout, "already resolved NIT\n");
+    let (error, text) = session.call("resolve_thread", &json!({"pr": "1", "thread_id": "NIT"}));
+    assert!(!error, "{text}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap()["lines"],
+        json!(["already resolved NIT"])
+    );
+
+    let (error, text) = session.call(
+        "respond",
+        &json!({"pr": "1", "replies": [{"threadId": "NIT", "replyBody": " "}]}),
+    );
+    assert!(error, "{text}");
+    assert!(
+        text.starts_with("failed (exit 2):\nerror: an entry of the replies needs a replyBody")
+            && text.contains("hint: nothing was posted")
+            && !text.contains("/tmp"),
+        "{text}"
+    );
+    assert_eq!(github.mutations(), vec![Mutation::Resolve("NIT".into())]);
+
+    github.add_pull_request(
+        PrBuilder::new()
+            .with_pr(|p| {
+                p.number = 2;
+                p.state = review_core::model::PrState::Merged;
+            })
+            .thread("OLD", "src/lib.rs", 1, &[(bot("coderabbitai"), "**Nit.**")])
+            .build(),
+    );
+    let (error, text) = session.call("plan_triage", &json!({"pr": "2"}));
+    assert!(error, "{text}");
+    assert!(
+        text.starts_with("nothing to triage: the pull request is merged"),
+        "{text}"
+    );
+}

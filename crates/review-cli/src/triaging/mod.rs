@@ -6,6 +6,11 @@
 //! [`journaled`]), the `--substep` JSON ([`substep_json`]) and the use-case's errors in the
 //! command line's terms ([`cli_error`]).
 
+pub mod run;
+mod settings;
+
+pub use settings::{Settings, TriageArgs};
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::{BufRead, IsTerminal};
@@ -227,9 +232,9 @@ impl Judge for CommandJudge<'_> {
         );
         let (judge, dir, eligible) = (self.judge.clone(), self.dir.clone(), request.threads.len());
         // The calls run side by side (--jobs) on the blocking pool; Ctrl-C stops them all.
-        let (asked, stopped) = crate::command::interruptible(move || {
+        let (asked, stopped) = crate::command::interruptible(output::carried(move || {
             crate::judge::ask(&judge, &dir, &calls, eligible)
-        })
+        }))
         .await
         .map_err(|e| CliError::Other {
             message: format!("the judge's calls failed: {e}"),
