@@ -222,7 +222,10 @@ pub async fn defer(
     }
     let files = vcs
         .as_ref()
-        .map(|v| LoopFiles::new(v, &pr.repo, pr.number))
+        .map(|v| {
+            v.state_dir()
+                .and_then(|dir| LoopFiles::new(&dir, &pr.repo, pr.number))
+        })
         .transpose()?;
     let responded = replying::respond(
         &conn,
@@ -345,7 +348,10 @@ pub async fn respond(
     // up to date, and the watcher's reposts.
     let files = vcs
         .as_ref()
-        .map(|v| LoopFiles::new(v, &pr.repo, pr.number))
+        .map(|v| {
+            v.state_dir()
+                .and_then(|dir| LoopFiles::new(&dir, &pr.repo, pr.number))
+        })
         .transpose()?;
     let source = match replies {
         Some(replies) => Source::Given(replies),

@@ -46,12 +46,13 @@ impl<'a> GitHubIssues<'a> {
         vcs: Option<&crate::git::GitVcs>,
     ) -> Result<Self, CliError> {
         let probe = conn.probe()?;
+        let dir = vcs.map(crate::git::GitVcs::state_dir).transpose()?;
         Ok(Self {
             conn,
             probe,
             creator,
-            audit: Audit::new(vcs, &conn.repo, conn.number),
-            ledger: crate::ledger::LedgerFile::new(vcs, &conn.repo, conn.number)?,
+            audit: Audit::new(dir.as_ref(), &conn.repo, conn.number),
+            ledger: crate::ledger::LedgerFile::new(dir.as_ref(), &conn.repo, conn.number)?,
         })
     }
 }

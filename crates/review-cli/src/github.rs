@@ -77,7 +77,11 @@ impl Connection {
     ) -> crate::audit::AuditedHost {
         crate::audit::AuditedHost::new(
             self.host(header),
-            crate::audit::Audit::new(vcs, &self.repo, self.number),
+            crate::audit::Audit::new(
+                vcs.and_then(|v| v.state_dir().ok()).as_ref(),
+                &self.repo,
+                self.number,
+            ),
         )
     }
 

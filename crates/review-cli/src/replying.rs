@@ -61,7 +61,11 @@ pub async fn respond(
     defer_to_issue: bool,
     config: &crate::config::Config,
 ) -> Result<Responded, CliError> {
-    let ledger = LedgerFile::new(vcs, &pr.repo, pr.number)?;
+    let ledger = LedgerFile::new(
+        vcs.map(GitVcs::state_dir).transpose()?.as_ref(),
+        &pr.repo,
+        pr.number,
+    )?;
     let host = conn.audited_host(&automation.header, vcs);
     let channels = config.channels.clone();
     let issues = if defer_to_issue {

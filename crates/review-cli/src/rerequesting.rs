@@ -20,7 +20,11 @@ pub async fn rereview(
     vcs: Option<&GitVcs>,
     request: &RereviewRequest,
 ) -> Result<Rereviewed, CliError> {
-    let ledger = LedgerFile::new(vcs, &pr.repo, pr.number)?;
+    let ledger = LedgerFile::new(
+        vcs.map(GitVcs::state_dir).transpose()?.as_ref(),
+        &pr.repo,
+        pr.number,
+    )?;
     let host = conn.audited_host(&automation.header, vcs);
     let requests = RestRequests(conn.probe()?);
     Ok(review_app::rereview::rereview(&host, &ledger, &requests, pr, automation, request).await?)

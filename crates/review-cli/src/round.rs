@@ -31,7 +31,7 @@ pub fn loop_vcs(repo: &review_core::model::RepoId, number: u64) -> Result<GitVcs
             message: format!("cannot find the git directory: {e}"),
             hint: None,
         })?;
-    let audit = crate::audit::Audit::new(Some(&vcs), repo, number);
+    let audit = crate::audit::Audit::new(vcs.state_dir().ok().as_ref(), repo, number);
     Ok(vcs.with_journal(journal).with_audit(audit))
 }
 

@@ -295,12 +295,14 @@ pub fn loop_escalations(
     let Some(vcs) = vcs else {
         return Ok(Vec::new());
     };
-    Ok(crate::loop_files::LoopFiles::new(vcs, repo, number)?
-        .load_decisions()?
-        .escalated
-        .into_iter()
-        .map(|e| (review_core::model::ThreadId(e.thread_id), e.reason))
-        .collect())
+    Ok(
+        crate::loop_files::LoopFiles::new(&vcs.state_dir()?, repo, number)?
+            .load_decisions()?
+            .escalated
+            .into_iter()
+            .map(|e| (review_core::model::ThreadId(e.thread_id), e.reason))
+            .collect(),
+    )
 }
 
 /// After a command resolved threads on GitHub: the verdict published as `review/status`, if

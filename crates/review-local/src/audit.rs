@@ -17,7 +17,7 @@ use review_core::ports::{HostError, MinimizeReason, PostedComment, ReviewHost};
 use review_github::adapter::GitHubHost;
 use serde::{Deserialize, Serialize};
 
-use crate::git::GitVcs;
+use crate::state::StateDir;
 
 /// One line of the log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,19 +90,19 @@ pub struct Audit {
     path: Option<PathBuf>,
 }
 
-/// The log file of `repo#number` in `vcs`'s repository.
-pub fn path(vcs: &GitVcs, repo: &RepoId, number: u64) -> Option<PathBuf> {
-    vcs.state_file("audit", repo, number)
+/// The log file of `repo#number` in `dir`.
+pub fn path(dir: &StateDir, repo: &RepoId, number: u64) -> Option<PathBuf> {
+    dir.pr_file("audit", repo, number)
         .ok()
         .map(|p| p.with_extension("jsonl"))
 }
 
 impl Audit {
-    /// The log of `repo#number`, kept in `vcs`'s repository; without one, nothing is kept (a
-    /// command run outside a clone).
-    pub fn new(vcs: Option<&GitVcs>, repo: &RepoId, number: u64) -> Self {
+    /// The log of `repo#number`, kept in `dir`; without one, nothing is kept (a command run
+    /// outside a clone).
+    pub fn new(dir: Option<&StateDir>, repo: &RepoId, number: u64) -> Self {
         Self {
-            path: vcs.and_then(|v| path(v, repo, number)),
+            path: dir.and_then(|d| path(d, repo, number)),
         }
     }
 
@@ -154,8 +154,8 @@ impl Audit {
 }
 
 /// Every entry of `repo#number`'s log, oldest first; lines that do not parse are skipped.
-pub fn entries(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<Vec<Entry>, std::io::Error> {
-    let Some(path) = path(vcs, repo, number) else {
+pub fn entries(dir: &StateDir, repo: &RepoId, number: u64) -> Result<Vec<Entry>, std::io::Error> {
+    let Some(path) = path(dir, repo, number) else {
         return Ok(Vec::new());
     };
     match std::fs::read_to_string(&path) {
@@ -169,9 +169,9 @@ pub fn entries(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<Vec<Entry>, s
 }
 
 /// The threads the tool resolved and did not reopen itself, from the log.
-pub fn resolved_threads(vcs: &GitVcs, repo: &RepoId, number: u64) -> BTreeSet<ThreadId> {
+pub fn resolved_threads(dir: &StateDir, repo: &RepoId, number: u64) -> BTreeSet<ThreadId> {
     let mut resolved = BTreeSet::new();
-    for e in entries(vcs, repo, number).unwrap_or_default() {
+    for e in entries(dir, repo, number).unwrap_or_default() {
         if e.outcome != "ok" {
             continue;
         }

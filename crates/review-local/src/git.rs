@@ -307,7 +307,23 @@ impl GitVcs {
         repo: &RepoId,
         number: u64,
     ) -> Result<PathBuf, crate::state::PathError> {
-        crate::state::pr_file_for(&self.common_dir()?, kind, repo, number)
+        let common = self
+            .common_dir()
+            .map_err(|e| crate::state::PathError::Git(Box::new(e)))?;
+        crate::state::pr_file_for(&common, kind, repo, number)
+    }
+
+    /// Where the tool keeps this clone's files (its git common directory).
+    ///
+    /// # Errors
+    /// When git cannot name the common directory.
+    pub fn state_dir(&self) -> Result<crate::state::StateDir, crate::StoreError> {
+        self.common_dir()
+            .map(crate::state::StateDir::new)
+            .map_err(|e| crate::StoreError::Io {
+                message: format!("cannot find the git directory: {e}"),
+                hint: "run inside a clone of the pull request's repository".to_owned(),
+            })
     }
 
     /// The repository containing `dir`.

@@ -9,7 +9,7 @@ use review_core::model::RepoId;
 pub use review_core::reply::Ledger;
 
 use crate::StoreError;
-use crate::git::GitVcs;
+use crate::state::StateDir;
 
 /// Where a pull request's ledger is kept: nowhere outside a clone (then it is empty and saving
 /// keeps nothing; the replies carry their keys all the same).
@@ -19,13 +19,13 @@ pub struct LedgerFile {
 }
 
 impl LedgerFile {
-    /// The ledger file of `repo#number` in `vcs`'s repository (none without one). A ledger an
-    /// earlier release kept that cannot be moved to its place is an error: a reply it records
-    /// could go out again.
-    pub fn new(vcs: Option<&GitVcs>, repo: &RepoId, number: u64) -> Result<Self, StoreError> {
-        let path = vcs
-            .map(|vcs| {
-                vcs.state_file("ledger", repo, number)
+    /// The ledger file of `repo#number` in `dir` (none without one: a command run outside a
+    /// clone). A ledger an earlier release kept that cannot be moved to its place is an error:
+    /// a reply it records could go out again.
+    pub fn new(dir: Option<&StateDir>, repo: &RepoId, number: u64) -> Result<Self, StoreError> {
+        let path = dir
+            .map(|dir| {
+                dir.pr_file("ledger", repo, number)
                     .map_err(|e| StoreError::Io {
                         message: format!("cannot open the reply ledger: {e}"),
                         hint: e.hint(),
@@ -62,8 +62,8 @@ impl LedgerFile {
 }
 
 /// Loads the ledger of `repo#number`.
-pub fn for_pr(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<Ledger, StoreError> {
-    LedgerFile::new(Some(vcs), repo, number)?.load()
+pub fn for_pr(dir: &StateDir, repo: &RepoId, number: u64) -> Result<Ledger, StoreError> {
+    LedgerFile::new(Some(dir), repo, number)?.load()
 }
 
 /// The ledger file as respond's store.

@@ -103,4 +103,68 @@ mod tests {
             assert!(!names.contains(&banned), "review-local depends on {banned}");
         }
     }
+
+    /// Where the files live is not git's business and git's errors are not the files': the
+    /// state modules' code names no git type (the stores take a [`crate::state::StateDir`], which a
+    /// clone gives), so `git.rs` and `state.rs` make no circle.
+    #[test]
+    fn the_state_files_know_nothing_of_git() {
+        for (name, source) in [
+            ("state.rs", include_str!("state.rs")),
+            ("loop_files.rs", include_str!("loop_files.rs")),
+            ("ledger.rs", include_str!("ledger.rs")),
+        ] {
+            // The code, not its tests (which make real clones to check the paths).
+            let code: String = source
+                .split("#[cfg(test)]")
+                .next()
+                .unwrap_or_default()
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            for banned in ["crate::git", "GitVcs", "GitError"] {
+                assert!(!code.contains(banned), "{name} names {banned}");
+            }
+        }
+    }
+
+    /// The stores work on any directory: the loop's files, the ledger and the audit log of one
+    /// pull request, kept in a temporary directory that no git repository holds.
+    #[test]
+    fn the_stores_keep_their_files_in_the_directory_they_are_given() {
+        use review_core::model::RepoId;
+        let temp = tempfile::tempdir().unwrap();
+        let dir = crate::state::StateDir::new(temp.path());
+        let repo = RepoId::parse("acme/widgets").unwrap();
+        let files = crate::loop_files::LoopFiles::new(&dir, &repo, 7).unwrap();
+        assert!(files.watch.starts_with(temp.path().join("review/pulls")));
+        assert_ne!(files.watch, files.decisions);
+        let ledger = crate::ledger::LedgerFile::new(Some(&dir), &repo, 7).unwrap();
+        let mut posted = ledger.load().unwrap();
+        assert!(posted.posted.is_empty());
+        posted.posted.insert(
+            "T:key".to_owned(),
+            review_core::reply::Posted {
+                thread: "T".to_owned(),
+                comment: "C".to_owned(),
+                url: "https://example.test/c".to_owned(),
+            },
+        );
+        ledger.save(&posted).unwrap();
+        assert_eq!(crate::ledger::for_pr(&dir, &repo, 7).unwrap(), posted);
+        assert!(
+            crate::ledger::for_pr(&dir, &repo, 8)
+                .unwrap()
+                .posted
+                .is_empty()
+        );
+        let audit = crate::audit::Audit::new(Some(&dir), &repo, 7);
+        audit.record("resolve", "T", "ok", "");
+        assert_eq!(
+            crate::audit::resolved_threads(&dir, &repo, 7),
+            [review_core::model::ThreadId("T".to_owned())].into()
+        );
+        assert!(crate::audit::resolved_threads(&dir, &repo, 8).is_empty());
+    }
 }

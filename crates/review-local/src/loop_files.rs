@@ -10,7 +10,7 @@ use review_core::model::RepoId;
 use review_core::watch::WatchState;
 
 use crate::StoreError;
-use crate::git::GitVcs;
+use crate::state::StateDir;
 use crate::state::{self, LoadError};
 
 /// Where a pull request's loop files are.
@@ -23,14 +23,13 @@ pub struct LoopFiles {
 }
 
 impl LoopFiles {
-    /// The files of `repo#number` in the repository `vcs` is in.
-    pub fn new(vcs: &GitVcs, repo: &RepoId, number: u64) -> Result<Self, StoreError> {
+    /// The files of `repo#number` in `dir`.
+    pub fn new(dir: &StateDir, repo: &RepoId, number: u64) -> Result<Self, StoreError> {
         let path = |kind| {
-            vcs.state_file(kind, repo, number)
-                .map_err(|e| StoreError::Io {
-                    message: format!("cannot open the loop's files: {e}"),
-                    hint: e.hint(),
-                })
+            dir.pr_file(kind, repo, number).map_err(|e| StoreError::Io {
+                message: format!("cannot open the loop's files: {e}"),
+                hint: e.hint(),
+            })
         };
         Ok(Self {
             watch: path("watch")?,

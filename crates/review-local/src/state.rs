@@ -22,14 +22,39 @@ use review_core::model::RepoId;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::git::GitError;
+/// Where the tool keeps a clone's files: under `review/` in git's common directory, which the
+/// clone's worktrees share. The stores take one ([`crate::loop_files::LoopFiles::new`],
+/// [`crate::ledger::LedgerFile::new`], [`crate::audit::Audit::new`]); a clone gives its own
+/// ([`crate::git::GitVcs::state_dir`]), and a test any directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateDir(PathBuf);
+
+impl StateDir {
+    /// The state directory of the git common directory `common`.
+    pub fn new(common: impl Into<PathBuf>) -> Self {
+        Self(common.into())
+    }
+
+    /// The git common directory.
+    pub fn common(&self) -> &Path {
+        &self.0
+    }
+
+    /// The path of the `kind` state file of `repo#number` here ([`pr_file_for`]).
+    ///
+    /// # Errors
+    /// When a file an earlier release kept for it cannot be moved to its place.
+    pub fn pr_file(&self, kind: &str, repo: &RepoId, number: u64) -> Result<PathBuf, PathError> {
+        pr_file_for(&self.0, kind, repo, number)
+    }
+}
 
 /// Why the place of a state file could not be given.
 #[derive(Debug, thiserror::Error)]
 pub enum PathError {
     /// The repository's git directory could not be found.
     #[error("cannot find the git directory: {0}")]
-    Git(#[from] GitError),
+    Git(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// The file an earlier release wrote could not be moved to where this release keeps it.
     #[error(
         "cannot move {} (written by an earlier release) to {}: {source}",

@@ -62,7 +62,7 @@ pub async fn run(args: CommitRoundArgs, config: &crate::config::Config) -> Resul
     let conn = common::connect(args.pr.as_deref(), args.target.repo.as_deref(), config).await?;
     let (repo, number) = (conn.repo.clone(), conn.number);
     let vcs = loop_vcs(&repo, number)?;
-    let files = LoopFiles::new(&vcs, &repo, number)?;
+    let files = LoopFiles::new(&vcs.state_dir()?, &repo, number)?;
     let check_cmd = crate::config::or_configured(args.check_cmd.as_ref(), config.checks.as_ref());
     let check = check_cmd.as_deref().map(|command| Check {
         command,

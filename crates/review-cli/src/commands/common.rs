@@ -126,10 +126,11 @@ pub fn gate_for(
     automation.bot_accounts = crate::config::Config::values(&repository.bot_accounts).collect();
     automation.viewer.clone_from(&pr.viewer);
     if let Some(vcs) = vcs {
-        automation.own_comments = crate::ledger::for_pr(vcs, &pr.repo, pr.number)?
+        automation.own_comments = crate::ledger::for_pr(&vcs.state_dir()?, &pr.repo, pr.number)?
             .comment_ids()
             .collect();
-        automation.resolved_by_tool = crate::audit::resolved_threads(vcs, &pr.repo, pr.number);
+        automation.resolved_by_tool =
+            crate::audit::resolved_threads(&vcs.state_dir()?, &pr.repo, pr.number);
     }
     Ok(automation)
 }
@@ -166,7 +167,11 @@ pub fn loop_files_here(
         "the loop keeps its files in a git repository",
         "run inside a clone of the pull request's repository",
     )?;
-    Ok(crate::loop_files::LoopFiles::new(&vcs, repo, number)?)
+    Ok(crate::loop_files::LoopFiles::new(
+        &vcs.state_dir()?,
+        repo,
+        number,
+    )?)
 }
 
 /// The connection to the pull request named (`pr`, `repo` as given), else the current branch's,

@@ -38,10 +38,11 @@ pub async fn run(args: LogArgs, config: &crate::config::Config) -> Result<(), Cl
         "the audit log is kept in the clone",
         "run inside the clone the tool ran in",
     )?;
-    let entries = crate::audit::entries(&vcs, &repo, number).map_err(|e| CliError::Other {
-        message: format!("cannot read the audit log: {e}"),
-        hint: None,
-    })?;
+    let entries =
+        crate::audit::entries(&vcs.state_dir()?, &repo, number).map_err(|e| CliError::Other {
+            message: format!("cannot read the audit log: {e}"),
+            hint: None,
+        })?;
     let entries: Vec<_> = entries
         .into_iter()
         .filter(|e| args.run.as_deref().is_none_or(|r| e.run == r))

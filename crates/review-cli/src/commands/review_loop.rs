@@ -133,7 +133,7 @@ pub async fn run(args: LoopArgs, config: &crate::config::Config) -> Result<(), C
             "[loop] {p} changed since an earlier run's fixer edited it; left as it is (yours)"
         ));
     }
-    let files = LoopFiles::new(&vcs, &conn.repo, conn.number)?;
+    let files = LoopFiles::new(&vcs.state_dir()?, &conn.repo, conn.number)?;
     let repository = crate::config::repository_of(&conn.client, &conn.repo, conn.number).await?;
     let watcher = Watcher::new(
         conn,

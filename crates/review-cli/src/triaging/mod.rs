@@ -124,7 +124,8 @@ pub async fn read_live(
 pub fn checkout(pr: &PullRequest, apply: bool) -> Result<Option<GitVcs>, CliError> {
     match GitVcs::open(&common::cwd()?) {
         Ok(vcs) => {
-            let audit = crate::audit::Audit::new(Some(&vcs), &pr.repo, pr.number);
+            let audit =
+                crate::audit::Audit::new(vcs.state_dir().ok().as_ref(), &pr.repo, pr.number);
             let vcs = vcs.with_audit(audit);
             if apply {
                 Ok(Some(journaled(vcs, pr)?))
