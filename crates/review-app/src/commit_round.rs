@@ -169,9 +169,11 @@ where
                 )
             })?;
         }
+        let sites: Vec<String> = fixes.iter().map(|(_, s)| s.thread_id.to_string()).collect();
         let items: Vec<(&str, &str, &str)> = fixes
             .iter()
-            .map(|(_, s)| (s.path.as_str(), s.reasoning.as_str(), s.thread_id.as_str()))
+            .zip(&sites)
+            .map(|((_, s), site)| (s.path.as_str(), s.reasoning.as_str(), site.as_str()))
             .collect();
         let message = round_commit_message(round, &items);
         let sha = tree.commit_exactly(&paths, &message).map_err(|e| {
@@ -253,7 +255,7 @@ where
 {
     let decisions = store.load().map_err(port)?;
     let round = decisions.current_round();
-    let fixes: Vec<(String, String)> = decisions
+    let fixes: Vec<(String, review_core::site::Site)> = decisions
         .uncommitted_fixes(round)
         .into_iter()
         .map(|(fp, s)| (fp.clone(), s.thread_id.clone()))

@@ -19,7 +19,7 @@ pub struct Recorded {
     /// The finding's fingerprint.
     pub fingerprint: String,
     /// Its thread (or, for a finding outside the diff, its review).
-    pub thread_id: String,
+    pub thread_id: review_core::site::Site,
     /// The verdict recorded: `VALID`, `STALE`, ..., or `ESCALATE`.
     pub verdict: String,
     /// For an escalation, why.

@@ -211,7 +211,7 @@ impl std::fmt::Debug for Deferral<'_> {
 /// The `OUT_OF_SCOPE` decision on `thread`, not yet answered.
 fn out_of_scope(decisions: &Decisions, thread: &ThreadId) -> bool {
     decisions.seen.values().any(|s| {
-        s.thread_id == thread.0 && s.verdict == Verdict::OutOfScope && s.replied != Some(true)
+        s.thread_id.is_thread(thread) && s.verdict == Verdict::OutOfScope && s.replied != Some(true)
     })
 }
 
@@ -262,17 +262,17 @@ impl Deferral<'_> {
                         let reason = issues_off_reason(pr);
                         files
                             .update(&mut |d| {
-                                if !d.is_escalated_thread(&id.0) {
+                                if !d.is_escalated_thread(&id.clone().into()) {
                                     let round = d.current_round();
                                     let fingerprint = d
                                         .seen
                                         .iter()
-                                        .find(|(_, s)| s.thread_id == id.0)
+                                        .find(|(_, s)| s.thread_id.is_thread(&id))
                                         .map(|(f, _)| f.clone())
                                         .unwrap_or_default();
                                     d.escalated.push(Escalation {
                                         fingerprint,
-                                        thread_id: id.0.clone(),
+                                        thread_id: id.clone().into(),
                                         reason: reason.clone(),
                                         escalated_in_round: round,
                                     });

@@ -40,6 +40,7 @@ use review_core::post;
 use review_core::reply::{
     self, Awaited, Landed, Ledger, LedgerDecision, Reply, ReplyTarget, Voice,
 };
+use review_core::site::Site;
 use review_core::watch::WatchState;
 
 use crate::error::{AppError, ErrorKind};
@@ -588,8 +589,10 @@ pub fn reconcile<D: DecisionsStore>(files: &D, pr: &PullRequest) -> Result<(), A
     files
         .update(&mut |d| {
             for seen in d.seen.values_mut().filter(|s| s.replied.is_none()) {
-                let resolved = pr
-                    .thread(&ThreadId(seen.thread_id.clone()))
+                let resolved = seen
+                    .thread_id
+                    .as_thread()
+                    .and_then(|id| pr.thread(id))
                     .is_some_and(|t| t.is_resolved);
                 seen.replied = Some(resolved);
             }
@@ -613,13 +616,13 @@ pub fn owed_replies<L: LoopStore>(
     let owed = reply::owed(&decisions, &watch, pr);
     for thread in &owed.awaiting_fix_sha {
         narrator.note(&Note::AwaitsFixCommit {
-            thread: thread.clone(),
+            thread: thread.to_string(),
         });
     }
     if !owed.closed.is_empty() || !owed.closed_reposts.is_empty() {
         for thread in owed.closed.iter().chain(&owed.closed_reposts) {
             narrator.note(&Note::ClosedBeforeAnswer {
-                thread: thread.clone(),
+                thread: thread.to_string(),
             });
         }
         files
@@ -651,7 +654,7 @@ pub fn owed_replies<L: LoopStore>(
             .map_err(AppError::port)?;
         for r in &owed.escalate {
             narrator.note(&Note::RepostEscalated {
-                thread: r.thread_id.clone(),
+                thread: r.thread_id.to_string(),
                 count: r.count,
             });
         }
@@ -772,7 +775,7 @@ fn refused<L: LoopStore>(
     refusal: Refusal,
     skip: fn(Refusal) -> Skip,
 ) -> Result<ReplyOutcome, AppError> {
-    Ok(if hand_over(files, &id.0, &refusal)? {
+    Ok(if hand_over(files, id, &refusal)? {
         ReplyOutcome::HandedOver {
             thread: id.clone(),
             refusal,
@@ -792,7 +795,7 @@ fn refused<L: LoopStore>(
 /// whether it settled one.
 fn hand_over<L: LoopStore>(
     files: Option<&L>,
-    thread: &str,
+    thread: &ThreadId,
     refusal: &Refusal,
 ) -> Result<bool, AppError> {
     let Some(files) = files else {
@@ -801,14 +804,15 @@ fn hand_over<L: LoopStore>(
     if matches!(refusal, Refusal::NotReadWhole | Refusal::UnsafePath) {
         return Ok(false);
     }
+    let thread = &Site::Thread(thread.clone());
     let decisions = files.load().map_err(AppError::port)?;
-    let owed = decisions.owed().any(|(_, s)| s.thread_id == thread);
+    let owed = decisions.owed().any(|(_, s)| &s.thread_id == thread);
     // A repost a person answered in is theirs too: it is owed no pointer any more.
     let repost = !decisions.answered_reposts.contains_key(thread)
         && files
             .load_watch()
             .map_err(AppError::port)?
-            .is_some_and(|w| w.reposted.iter().any(|r| r.thread_id == thread));
+            .is_some_and(|w| w.reposted.iter().any(|r| &r.thread_id == thread));
     if !owed && !repost {
         return Ok(false);
     }
@@ -816,7 +820,7 @@ fn hand_over<L: LoopStore>(
         .update(&mut |d| {
             d.settle_thread(thread, Settled::HandedToPerson);
             if repost {
-                d.answered_reposts.insert(thread.to_owned(), false);
+                d.answered_reposts.insert(thread.clone(), false);
             }
         })
         .map_err(AppError::port)?;
@@ -824,7 +828,12 @@ fn hand_over<L: LoopStore>(
 }
 
 /// Settles the decisions on `thread` still owed a reply as `how`: no reply is owed any more.
-fn settle<L: LoopStore>(files: Option<&L>, thread: &str, how: Settled) -> Result<(), AppError> {
+fn settle<L: LoopStore>(
+    files: Option<&L>,
+    thread: &ThreadId,
+    how: Settled,
+) -> Result<(), AppError> {
+    let thread = &Site::Thread(thread.clone());
     let Some(files) = files else {
         return Ok(());
     };
@@ -836,7 +845,8 @@ fn settle<L: LoopStore>(files: Option<&L>, thread: &str, how: Settled) -> Result
 }
 
 /// Records in the decisions that `thread` got its reply (decided findings and reposts).
-fn mark_replied<L: LoopStore>(files: Option<&L>, thread: &str) -> Result<(), AppError> {
+fn mark_replied<L: LoopStore>(files: Option<&L>, thread: &ThreadId) -> Result<(), AppError> {
+    let thread = &Site::Thread(thread.clone());
     let Some(files) = files else {
         return Ok(());
     };
@@ -848,19 +858,19 @@ fn mark_replied<L: LoopStore>(files: Option<&L>, thread: &str) -> Result<(), App
     let decided = decisions
         .seen
         .values()
-        .any(|s| s.thread_id == thread && s.replied != Some(true));
-    let repost = watch.reposted.iter().any(|r| r.thread_id == thread)
+        .any(|s| &s.thread_id == thread && s.replied != Some(true));
+    let repost = watch.reposted.iter().any(|r| &r.thread_id == thread)
         && !decisions.answered_reposts.contains_key(thread);
     if !decided && !repost {
         return Ok(());
     }
     files
         .update(&mut |d| {
-            for seen in d.seen.values_mut().filter(|s| s.thread_id == thread) {
+            for seen in d.seen.values_mut().filter(|s| &s.thread_id == thread) {
                 seen.replied = Some(true);
             }
             if repost {
-                d.answered_reposts.insert(thread.to_owned(), true);
+                d.answered_reposts.insert(thread.clone(), true);
             }
         })
         .map_err(AppError::port)
@@ -979,7 +989,10 @@ where
                         files
                             .update(&mut |d| {
                                 d.addressed_out_of_diff.insert(review.0.clone(), true);
-                                for seen in d.seen.values_mut().filter(|s| s.thread_id == review.0)
+                                for seen in d
+                                    .seen
+                                    .values_mut()
+                                    .filter(|s| s.thread_id == Site::Review(review.clone()))
                                 {
                                     seen.replied = Some(true);
                                 }
@@ -1003,7 +1016,7 @@ where
                     .push(refused(files, id, refusal, Skip::Refused)?);
                 continue;
             }
-            if escalated.is_escalated_thread(&id.0) {
+            if escalated.is_escalated_thread(&Site::Thread(id.clone())) {
                 out.outcomes.push(ReplyOutcome::Skipped {
                     target,
                     why: Skip::Escalated,
@@ -1035,7 +1048,7 @@ where
             };
             match reply.voice {
                 Voice::ResolveWithoutReply if reply.resolve => {
-                    settle(files, &id.0, Settled::ResolvedWithoutReply)?;
+                    settle(files, id, Settled::ResolvedWithoutReply)?;
                     out.outcomes.push(ReplyOutcome::Unsaid {
                         thread: id.clone(),
                         how: Settled::ResolvedWithoutReply,
@@ -1046,7 +1059,7 @@ where
                     continue;
                 }
                 Voice::LeaveToBot if reply.awaits.is_some() => {
-                    settle(files, &id.0, Settled::LeftToBot)?;
+                    settle(files, id, Settled::LeftToBot)?;
                     out.outcomes.push(ReplyOutcome::Unsaid {
                         thread: id.clone(),
                         how: Settled::LeftToBot,
@@ -1073,7 +1086,7 @@ where
                         ledger.posted.insert(entry.clone(), posted);
                         self.ledger.save_ledger(&ledger).map_err(AppError::port)?;
                     }
-                    mark_replied(files, &id.0)?;
+                    mark_replied(files, id)?;
                     out.outcomes.push(ReplyOutcome::AlreadyPosted {
                         target,
                         when: Already::Before,
@@ -1120,7 +1133,7 @@ where
                 Ok(posted) => {
                     ledger.record(entry, &target, Landed::from(&posted));
                     self.ledger.save_ledger(&ledger).map_err(AppError::port)?;
-                    mark_replied(files, &id.0)?;
+                    mark_replied(files, id)?;
                     out.outcomes.push(ReplyOutcome::Posted {
                         target,
                         url: posted.url,

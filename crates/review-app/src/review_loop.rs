@@ -104,7 +104,7 @@ pub trait Judge {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FixTask {
     /// The finding's thread (or review).
-    pub thread_id: String,
+    pub thread_id: review_core::site::Site,
     /// The file it is about.
     pub path: String,
     /// The judge's reasoning.
@@ -366,7 +366,7 @@ fn triage_work<S: DecisionsStore + WatchStore>(store: &S) -> Result<Vec<JudgeTas
         {
             let finding = ThreadFinding {
                 fingerprint: f.fingerprint.clone(),
-                thread_id: review.review_id.clone(),
+                thread_id: review_core::site::Site::review(review.review_id.clone()),
                 kind: FindingKind::Bot,
                 author: review.author.clone(),
                 path: f.path.clone(),

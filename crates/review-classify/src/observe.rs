@@ -51,7 +51,7 @@ pub fn observe(pr: &PullRequest, automation: &AutomationSettings) -> Observation
             .unwrap_or_else(|| fingerprint(family, &thread.path, &read::title_of(&first.body)));
         obs.threads.push(ThreadFinding {
             fingerprint: fp,
-            thread_id: thread.id.0.clone(),
+            thread_id: review_core::site::Site::Thread(thread.id.clone()),
             kind: if human_comment_ids.is_empty() {
                 FindingKind::Bot
             } else {
@@ -169,7 +169,7 @@ fn doctor(
     c: &review_core::model::IssueComment,
     found: &[crate::doctor::Diagnostic],
 ) {
-    let thread = format!("{}{DOCTOR}", review_core::decisions::REPORT_THREAD_PREFIX);
+    let thread = review_core::site::Site::report(DOCTOR);
     // Posted again after each scan: the latest one stands.
     obs.threads.retain(|t| t.thread_id != thread);
     let mut errors = Vec::new();

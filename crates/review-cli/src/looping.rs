@@ -51,7 +51,7 @@ impl Judge for CommandJudge {
         let marker = format!("finding_{}", crate::command::random_marker()?);
         let input = json!({
             "fingerprint": finding.fingerprint,
-            "threadId": review.map_or(finding.thread_id.as_str(), |_| ""),
+            "threadId": review.map_or_else(|| finding.thread_id.to_string(), |_| String::new()),
             "reviewId": review,
             "path": finding.path,
             "line": finding.line,

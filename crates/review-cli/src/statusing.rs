@@ -300,7 +300,8 @@ pub fn loop_escalations(
             .load_decisions()?
             .escalated
             .into_iter()
-            .map(|e| (review_core::model::ThreadId(e.thread_id), e.reason))
+            // Only a thread can be waiting: an out-of-diff review's escalation has none.
+            .filter_map(|e| Some((e.thread_id.as_thread()?.clone(), e.reason)))
             .collect(),
     )
 }

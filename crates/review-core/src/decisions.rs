@@ -17,6 +17,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::plan::is_denied;
+use crate::site::Site;
 
 /// The verdicts a triager may return.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -78,8 +79,8 @@ impl fmt::Display for Verdict {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Seen {
-    /// The thread it was decided on.
-    pub thread_id: String,
+    /// Where it was decided: its thread (or review, or report).
+    pub thread_id: Site,
     /// Never [`Verdict::Escalate`]: escalations live in [`Decisions::escalated`].
     pub verdict: Verdict,
     /// The reply prose, kept here so it survives the session that wrote it.
@@ -107,16 +108,6 @@ pub struct Seen {
     /// answered for quiescence. Absent while the reply is still the tool's to post.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settled: Option<Settled>,
-}
-
-/// What stands for the thread of a finding listed in a diagnostics report comment (React
-/// Doctor's errors), which has none: `report:` and the tool's name.
-pub const REPORT_THREAD_PREFIX: &str = "report:";
-
-/// Whether `thread` is no thread but a diagnostics report ([`REPORT_THREAD_PREFIX`]): its
-/// findings are triaged and fixed like the others, and get no reply.
-pub fn is_report_thread(thread: &str) -> bool {
-    thread.starts_with(REPORT_THREAD_PREFIX)
 }
 
 /// Why a decided finding needs no reply from the tool, in [`Seen::settled`].
@@ -169,8 +160,8 @@ impl Seen {
 pub struct Escalation {
     /// The finding's fingerprint.
     pub fingerprint: String,
-    /// The thread it was escalated on (or the review id of an out-of-diff finding).
-    pub thread_id: String,
+    /// Where it was escalated: its thread (or review, or report).
+    pub thread_id: Site,
     /// Why: malformed answer, no evidence, a deny-listed action, the triager's own reason, ...
     pub reason: String,
     /// The round it was escalated in.
@@ -197,7 +188,7 @@ pub struct Decisions {
     /// Reposts settled, by the new thread's id: `true` once answered with a pointer to the prior
     /// decision, `false` when a person took the thread over before the answer (none is owed).
     #[serde(default)]
-    pub answered_reposts: BTreeMap<String, bool>,
+    pub answered_reposts: BTreeMap<Site, bool>,
     /// Bot findings on lines one of the loop's own fix commits introduced (see
     /// [`crate::knock_on`]), once each, in the order they were found. Absent in files written
     /// before the field existed, and while there are none.
@@ -213,8 +204,8 @@ pub struct Decisions {
 pub struct KnockOn {
     /// The new finding's fingerprint.
     pub fingerprint: String,
-    /// Its thread (or the review id of an out-of-diff finding).
-    pub thread_id: String,
+    /// Where it was raised: its thread (or review).
+    pub thread_id: Site,
     /// The file it is on.
     pub path: String,
     /// The line it is on.
@@ -244,34 +235,34 @@ impl Decisions {
     /// Whether the finding `fingerprint` on `thread` needs no more triage: it is decided (on
     /// this thread, or on another: then this one is a repost), or escalated on this thread. An
     /// escalated finding raised again on a new thread is triaged again, so it is never lost.
-    pub fn settles(&self, fingerprint: &str, thread: &str) -> bool {
+    pub fn settles(&self, fingerprint: &str, thread: &Site) -> bool {
         self.seen.contains_key(fingerprint)
             || self
                 .escalated
                 .iter()
-                .any(|e| e.fingerprint == fingerprint && e.thread_id == thread)
+                .any(|e| e.fingerprint == fingerprint && &e.thread_id == thread)
     }
 
     /// Whether an escalation names `thread`.
-    pub fn is_escalated_thread(&self, thread: &str) -> bool {
-        self.escalated.iter().any(|e| e.thread_id == thread)
+    pub fn is_escalated_thread(&self, thread: &Site) -> bool {
+        self.escalated.iter().any(|e| &e.thread_id == thread)
     }
 
     /// Records a judged answer: a verdict into `seen`, an escalation into `escalated` (once per
     /// fingerprint and thread). A later verdict on the same fingerprint replaces the earlier one, keeping
     /// `replied` if the thread did not change.
-    pub fn record(&mut self, fingerprint: &str, thread_id: &str, judged: Judged, round: u32) {
+    pub fn record(&mut self, fingerprint: &str, thread_id: &Site, judged: Judged, round: u32) {
         match judged {
             Judged::Escalate { reason } => {
                 self.seen.remove(fingerprint);
                 let known = self
                     .escalated
                     .iter()
-                    .any(|e| e.fingerprint == fingerprint && e.thread_id == thread_id);
+                    .any(|e| e.fingerprint == fingerprint && &e.thread_id == thread_id);
                 if !known {
                     self.escalated.push(Escalation {
                         fingerprint: fingerprint.to_owned(),
-                        thread_id: thread_id.to_owned(),
+                        thread_id: thread_id.clone(),
                         reason,
                         escalated_in_round: round,
                     });
@@ -282,7 +273,7 @@ impl Decisions {
                 let prior = self
                     .seen
                     .get(fingerprint)
-                    .filter(|s| s.thread_id == thread_id);
+                    .filter(|s| &s.thread_id == thread_id);
                 let replied = prior
                     .filter(|s| s.reasoning == answer.reasoning)
                     .and_then(|s| s.replied);
@@ -291,7 +282,7 @@ impl Decisions {
                 self.seen.insert(
                     fingerprint.to_owned(),
                     Seen {
-                        thread_id: thread_id.to_owned(),
+                        thread_id: thread_id.clone(),
                         verdict: answer.verdict,
                         reasoning: answer.reasoning,
                         evidence: answer.evidence,
@@ -316,18 +307,43 @@ impl Decisions {
     }
 
     /// Decided findings still owed a reply: not replied, and not settled otherwise. A finding of
-    /// a diagnostics report ([`is_report_thread`]) has no thread to reply on: it is owed none.
+    /// a diagnostics report ([`Site::Report`]) has no thread to reply on: it is owed none.
     pub fn owed(&self) -> impl Iterator<Item = (&String, &Seen)> {
         self.seen.iter().filter(|(_, s)| {
-            s.replied != Some(true) && s.settled.is_none() && !is_report_thread(&s.thread_id)
+            s.replied != Some(true) && s.settled.is_none() && !s.thread_id.is_report()
         })
+    }
+
+    /// Places the decisions on reviews: a file records a review's out-of-diff finding under the
+    /// review's id, which reads back as a thread's ([`crate::site`]). Each id among `reviews`
+    /// (the reviews the watcher recorded, and those answered) is a review's. The store calls
+    /// this once, as it loads the file.
+    pub fn place_reviews(&mut self, reviews: impl IntoIterator<Item = String>) {
+        let mut reviews: std::collections::BTreeSet<String> = reviews.into_iter().collect();
+        reviews.extend(self.addressed_out_of_diff.keys().cloned());
+        let place = |site: &mut Site| {
+            if let Site::Thread(id) = site
+                && reviews.contains(&id.0)
+            {
+                *site = Site::Review(crate::model::ReviewId(id.0.clone()));
+            }
+        };
+        for seen in self.seen.values_mut() {
+            place(&mut seen.thread_id);
+        }
+        for e in &mut self.escalated {
+            place(&mut e.thread_id);
+        }
+        for k in &mut self.knock_ons {
+            place(&mut k.thread_id);
+        }
     }
 
     /// Settles every decision on `thread` still owed a reply, as `why`: no reply is owed any
     /// more. Returns whether one was.
-    pub fn settle_thread(&mut self, thread: &str, why: Settled) -> bool {
+    pub fn settle_thread(&mut self, thread: &Site, why: Settled) -> bool {
         let mut any = false;
-        for seen in self.seen.values_mut().filter(|s| s.thread_id == thread) {
+        for seen in self.seen.values_mut().filter(|s| &s.thread_id == thread) {
             if seen.replied != Some(true) && seen.settled.is_none() {
                 seen.settled = Some(why);
                 any = true;
@@ -815,7 +831,7 @@ mod tests {
         let mut d = Decisions::default();
         d.record(
             "fp1",
-            "PRRT_1",
+            &"PRRT_1".into(),
             Judged::Escalate {
                 reason: "no evidence".into(),
             },
@@ -823,7 +839,7 @@ mod tests {
         );
         d.record(
             "fp1",
-            "PRRT_1",
+            &"PRRT_1".into(),
             Judged::Escalate {
                 reason: "again".into(),
             },
@@ -834,7 +850,7 @@ mod tests {
         let Judged::Decided(a) = judge(GOOD, facts("a.rs", "x", &[])) else {
             panic!()
         };
-        d.record("fp1", "PRRT_1", Judged::Decided(a), 2);
+        d.record("fp1", &"PRRT_1".into(), Judged::Decided(a), 2);
         assert!(d.escalated.is_empty());
         assert_eq!(d.seen["fp1"].replied, Some(false));
         assert_eq!(d.seen["fp1"].decided_in_round, 2);

@@ -11,6 +11,7 @@
 use std::fmt;
 
 use crate::decisions::{Decisions, KnockOn};
+use crate::site::Site;
 
 /// At this many knock-ons in one file the loop stops fixing that file.
 pub const KNOCK_ON_LIMIT: usize = 3;
@@ -24,8 +25,8 @@ const WHAT_LIMIT: usize = 80;
 /// One finding a fix commit answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FixedFinding {
-    /// Its thread.
-    pub thread_id: String,
+    /// Where it was raised.
+    pub thread_id: Site,
     /// What the fix did: the judge's reasoning, on one line, shortened.
     pub what: String,
 }
@@ -33,8 +34,8 @@ pub struct FixedFinding {
 /// One knock-on a fix commit drew.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CameBack {
-    /// The new finding's thread.
-    pub thread_id: String,
+    /// Where the new finding was raised.
+    pub thread_id: Site,
     /// The line it is on.
     pub line: u32,
 }

@@ -98,6 +98,7 @@ pub mod report;
 pub mod round;
 pub mod rules;
 pub mod signals;
+pub mod site;
 pub mod snapshot;
 pub mod status;
 pub mod suggestion;

@@ -11,6 +11,7 @@ use crate::decisions::{self, Decisions};
 use crate::model::{CommentId, PullRequest, ReviewId, ThreadId};
 use crate::ports::PostedComment;
 use crate::post;
+use crate::site::Site;
 use crate::watch::{REPOST_LIMIT, Repost, WatchState};
 
 /// What a reply answers: a review thread, or a review (whose out-of-diff findings get one PR
@@ -156,11 +157,11 @@ pub struct Owed {
     /// The replies, decided findings first, then reposts.
     pub replies: Vec<Reply>,
     /// Decided threads whose reply about a fix has no fix commit recorded yet (`resolvedSha`).
-    pub awaiting_fix_sha: Vec<String>,
+    pub awaiting_fix_sha: Vec<Site>,
     /// Decided threads resolved (or gone) on GitHub before their answer: settled as closed.
-    pub closed: Vec<String>,
+    pub closed: Vec<Site>,
     /// Reposts resolved (or gone) before their answer: settled as answered.
-    pub closed_reposts: Vec<String>,
+    pub closed_reposts: Vec<Site>,
     /// Reposts seen [`REPOST_LIMIT`] times: escalated for a person instead of answered.
     pub escalate: Vec<Repost>,
 }
@@ -170,21 +171,17 @@ pub struct Owed {
 pub fn owed(decisions: &Decisions, watch: &WatchState, pr: &PullRequest) -> Owed {
     let mut owed = Owed::default();
     for seen in decisions.owed().map(|(_, s)| s) {
-        if watch
-            .out_of_diff
-            .iter()
-            .any(|o| o.review_id == seen.thread_id)
-        {
+        // Out-of-diff findings (under their review) are answered apart.
+        let Some(id) = seen.thread_id.as_thread() else {
             continue;
-        }
-        let thread = pr.thread(&ThreadId(seen.thread_id.clone()));
-        let Some(thread) = thread.filter(|t| !t.is_resolved) else {
+        };
+        let Some(thread) = pr.thread(id).filter(|t| !t.is_resolved) else {
             owed.closed.push(seen.thread_id.clone());
             continue;
         };
         match decisions::reply_text(seen) {
             Some(text) => {
-                let mut reply = Reply::thread(&seen.thread_id, text, thread.all_comments_read);
+                let mut reply = Reply::thread(&id.0, text, thread.all_comments_read);
                 if seen.claims_fix() {
                     reply.awaits = seen.resolved_sha.clone().map(Awaited::OwnFix);
                 } else if let Some(commit) = decisions.round_commit(seen.decided_in_round) {
@@ -201,8 +198,10 @@ pub fn owed(decisions: &Decisions, watch: &WatchState, pr: &PullRequest) -> Owed
         {
             continue;
         }
-        let open = pr
-            .thread(&ThreadId(repost.thread_id.clone()))
+        let open = repost
+            .thread_id
+            .as_thread()
+            .and_then(|id| pr.thread(id))
             .is_some_and(|t| !t.is_resolved);
         if !open {
             owed.closed_reposts.push(repost.thread_id.clone());
@@ -215,13 +214,15 @@ pub fn owed(decisions: &Decisions, watch: &WatchState, pr: &PullRequest) -> Owed
         let Some(prior) = decisions.seen.get(&repost.fingerprint) else {
             continue;
         };
-        let prior_url = pr
-            .thread(&ThreadId(prior.thread_id.clone()))
+        let prior_url = prior
+            .thread_id
+            .as_thread()
+            .and_then(|id| pr.thread(id))
             .and_then(|t| t.first_comment())
             .map(|c| c.url.as_str())
             .filter(|u| !u.is_empty());
         let mut reply = Reply::thread(
-            &repost.thread_id,
+            repost.thread_id.as_str(),
             decisions::repost_reply(prior, prior_url),
             repost.all_comments_read,
         );

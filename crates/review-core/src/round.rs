@@ -5,6 +5,7 @@
 use std::fmt;
 
 use crate::decisions::{Decisions, Verdict};
+use crate::site::Site;
 use crate::watch::{FindingKind, WatchState};
 
 /// A finding the round fixed: a fix verdict with its commit.
@@ -12,8 +13,8 @@ use crate::watch::{FindingKind, WatchState};
 pub struct Fixed {
     /// The file (empty when unknown).
     pub path: String,
-    /// Its thread.
-    pub thread_id: String,
+    /// Where it was raised.
+    pub thread_id: Site,
     /// The first line of the verdict's reasoning.
     pub reasoning: String,
 }
@@ -23,8 +24,8 @@ pub struct Fixed {
 pub struct Rejected {
     /// The verdict.
     pub verdict: Verdict,
-    /// Its thread.
-    pub thread_id: String,
+    /// Where it was raised.
+    pub thread_id: Site,
     /// The first line of the verdict's reasoning.
     pub reasoning: String,
 }
@@ -39,7 +40,7 @@ pub enum ForPeople {
         /// The file.
         path: String,
         /// The thread.
-        thread_id: String,
+        thread_id: Site,
     },
     /// A person's comment on the conversation.
     Comment {
@@ -53,8 +54,8 @@ pub enum ForPeople {
 /// A finding the round escalated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Escalated {
-    /// Its thread (or review).
-    pub thread_id: String,
+    /// Where it was raised.
+    pub thread_id: Site,
     /// Why.
     pub reason: String,
 }
@@ -202,7 +203,7 @@ mod tests {
             denied_paths: &[],
             security: None,
         };
-        d.record(fp, thread, judge(answer, facts), 1);
+        d.record(fp, &thread.into(), judge(answer, facts), 1);
     }
 
     /// Regression: a STALE verdict citing the commit that had already addressed it was listed

@@ -25,6 +25,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::decisions::{Decisions, Settled, Verdict};
+use crate::site::Site;
 use crate::text::counted;
 
 /// What the change probe keeps between polls (its ETags), opaque to the watcher: the probe
@@ -58,8 +59,8 @@ pub enum FindingKind {
 pub struct ThreadFinding {
     /// The finding's fingerprint (the same finding re-posted keeps it).
     pub fingerprint: String,
-    /// The thread.
-    pub thread_id: String,
+    /// The thread (or the diagnostics report).
+    pub thread_id: Site,
     /// Bot or human.
     pub kind: FindingKind,
     /// Who raised it: a bot key (`coderabbit`, `copilot`, a login) or a person's login.
@@ -165,9 +166,9 @@ pub struct Repost {
     /// The finding's fingerprint.
     pub fingerprint: String,
     /// The new, open thread.
-    pub thread_id: String,
-    /// The thread it was decided on.
-    pub prior_thread_id: String,
+    pub thread_id: Site,
+    /// Where it was decided.
+    pub prior_thread_id: Site,
     /// The decision taken there.
     pub prior_verdict: Verdict,
     /// 0 for coexistence with the still-open decided thread; 1, 2, ... for genuine reposts.
@@ -553,7 +554,7 @@ impl Event {
     pub fn knock_on(k: &crate::decisions::KnockOn) -> Self {
         Self::new(
             EventKind::KnockOn,
-            vec![k.thread_id.clone(), k.commit.clone()],
+            vec![k.thread_id.to_string(), k.commit.clone()],
             format!(
                 "a new finding on {}:{}, a line the loop's round-{} fix {} wrote",
                 k.path,
@@ -651,7 +652,7 @@ pub fn observe(
         {
             continue;
         }
-        let prior_open = obs.resolved.get(&prior.thread_id) == Some(&false);
+        let prior_open = obs.resolved.get(prior.thread_id.as_str()) == Some(&false);
         let count = if prior_open {
             0
         } else {
@@ -681,7 +682,7 @@ pub fn observe(
             .collect();
         events.push(Event::new(
             EventKind::Repost,
-            new_reposts.clone(),
+            new_reposts.iter().map(ToString::to_string).collect(),
             format!(
                 "{} decided finding(s) posted again (count {})",
                 new_reposts.len(),
@@ -689,19 +690,14 @@ pub fn observe(
             ),
         ));
     }
-    let reposted: BTreeSet<&str> = state
-        .reposted
-        .iter()
-        .map(|r| r.thread_id.as_str())
-        .collect();
+    let reposted: BTreeSet<&Site> = state.reposted.iter().map(|r| &r.thread_id).collect();
     state.pending = obs
         .threads
         .iter()
         .filter(|f| match f.kind {
             FindingKind::Human => true,
             FindingKind::Bot => {
-                !decisions.settles(&f.fingerprint, &f.thread_id)
-                    && !reposted.contains(f.thread_id.as_str())
+                !decisions.settles(&f.fingerprint, &f.thread_id) && !reposted.contains(&f.thread_id)
             }
         })
         .cloned()
@@ -711,8 +707,8 @@ pub fn observe(
         .pending
         .iter()
         .filter(|f| f.kind == FindingKind::Bot)
-        .filter(|f| !state.announced.findings.contains(&f.thread_id))
-        .map(|f| f.thread_id.clone())
+        .filter(|f| !state.announced.findings.contains(f.thread_id.as_str()))
+        .map(|f| f.thread_id.to_string())
         .collect();
     if !new_findings.is_empty() {
         events.push(Event::new(

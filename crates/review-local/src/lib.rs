@@ -167,4 +167,66 @@ mod tests {
         );
         assert!(crate::audit::resolved_threads(&dir, &repo, 8).is_empty());
     }
+
+    /// A decisions file names an out-of-diff finding by its review's id, as a thread's would
+    /// be: the store places it on the review the watch state recorded, when it loads the file
+    /// and when it changes it, so the decision is never answered as a thread's. A thread's
+    /// decision and a report's stay what they are, and the file's text is unchanged.
+    #[test]
+    fn the_loop_files_place_an_out_of_diff_decision_on_its_review() {
+        use review_core::decisions::{Decisions, Judged};
+        use review_core::model::RepoId;
+        use review_core::site::Site;
+        use review_core::watch::{OutOfDiff, WatchState};
+        let temp = tempfile::tempdir().unwrap();
+        let dir = crate::state::StateDir::new(temp.path());
+        let repo = RepoId::parse("acme/widgets").unwrap();
+        let files = crate::loop_files::LoopFiles::new(&dir, &repo, 7).unwrap();
+        let decided = |fp: &str| {
+            Judged::Decided(review_core::decisions::Answer {
+                verdict: review_core::decisions::Verdict::Stale,
+                reasoning: format!("{fp} is addressed"),
+                evidence: vec!["src/a.rs:1".to_owned()],
+                fix_sketch: None,
+                resolved_sha: None,
+            })
+        };
+        // As an earlier run wrote it: three decisions, by their ids.
+        let mut written = Decisions::default();
+        written.record("fp-review", &"PRR_1".into(), decided("fp-review"), 1);
+        written.record("fp-thread", &"PRRT_2".into(), decided("fp-thread"), 1);
+        written.record(
+            "fp-report",
+            &"report:react-doctor".into(),
+            decided("fp-report"),
+            1,
+        );
+        crate::state::save(&files.decisions, &written).unwrap();
+        let text = std::fs::read_to_string(&files.decisions).unwrap();
+        // No watch state yet: nothing says PRR_1 is a review.
+        let loaded = files.load_decisions().unwrap();
+        assert_eq!(loaded.seen["fp-review"].thread_id, Site::thread("PRR_1"));
+        let watch = WatchState {
+            out_of_diff: vec![OutOfDiff {
+                review_id: "PRR_1".to_owned(),
+                author: "coderabbit".to_owned(),
+                findings: Vec::new(),
+            }],
+            ..WatchState::default()
+        };
+        crate::state::save(&files.watch, &watch).unwrap();
+        let loaded = files.load_decisions().unwrap();
+        assert_eq!(loaded.seen["fp-review"].thread_id, Site::review("PRR_1"));
+        assert_eq!(loaded.seen["fp-thread"].thread_id, Site::thread("PRRT_2"));
+        assert_eq!(
+            loaded.seen["fp-report"].thread_id,
+            Site::report("react-doctor")
+        );
+        assert!(loaded.owed().all(|(fp, _)| fp != "fp-report"));
+        let placed = files
+            .update_decisions(|d| d.seen["fp-review"].thread_id.clone())
+            .unwrap();
+        assert_eq!(placed, Site::review("PRR_1"));
+        assert_eq!(std::fs::read_to_string(&files.decisions).unwrap(), text);
+    }
 }

@@ -55,18 +55,37 @@ impl LoopFiles {
         })
     }
 
-    /// The decisions (empty before the first).
+    /// The decisions (empty before the first), their out-of-diff findings placed on their
+    /// reviews ([`Decisions::place_reviews`], with the reviews of the watch state).
     pub fn load_decisions(&self) -> Result<Decisions, StoreError> {
-        state::load(&self.decisions).map_err(|e| corrupt(&self.decisions, &e, "decisions file"))
+        let reviews = self.reviews()?;
+        let mut decisions: Decisions = state::load(&self.decisions)
+            .map_err(|e| corrupt(&self.decisions, &e, "decisions file"))?;
+        decisions.place_reviews(reviews);
+        Ok(decisions)
     }
 
-    /// Changes the decisions under the lock: load, `change`, save atomically.
+    /// Changes the decisions under the lock: load (placed as [`Self::load_decisions`] places
+    /// them), `change`, save atomically.
     pub fn update_decisions<R>(
         &self,
         change: impl FnOnce(&mut Decisions) -> R,
     ) -> Result<R, StoreError> {
-        state::update(&self.decisions, change)
-            .map_err(|e| corrupt(&self.decisions, &e, "decisions file"))
+        let reviews = self.reviews()?;
+        state::update(&self.decisions, |d: &mut Decisions| {
+            d.place_reviews(reviews);
+            change(d)
+        })
+        .map_err(|e| corrupt(&self.decisions, &e, "decisions file"))
+    }
+
+    /// The reviews whose out-of-diff findings the watcher recorded: the decisions file names
+    /// each finding of one by the review's id.
+    fn reviews(&self) -> Result<Vec<String>, StoreError> {
+        Ok(self
+            .load_watch()?
+            .map(|w| w.out_of_diff.into_iter().map(|o| o.review_id).collect())
+            .unwrap_or_default())
     }
 }
 

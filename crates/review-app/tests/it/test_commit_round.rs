@@ -129,7 +129,7 @@ fn valid(d: &mut Decisions, fp: &str, thread: &str, path: &str) {
         denied_paths: &[],
         security: None,
     };
-    d.record(fp, thread, judge(answer, facts), 1);
+    d.record(fp, &thread.into(), judge(answer, facts), 1);
     d.seen.get_mut(fp).expect("just recorded").path = path.to_owned();
 }
 
@@ -141,13 +141,13 @@ fn stale(d: &mut Decisions, fp: &str, thread: &str) {
         denied_paths: &[],
         security: None,
     };
-    d.record(fp, thread, judge(answer, facts), 1);
+    d.record(fp, &thread.into(), judge(answer, facts), 1);
 }
 
 fn files(decisions: Decisions) -> MemoryLoop {
     let person = ThreadFinding {
         fingerprint: "ffff0000".to_owned(),
-        thread_id: "PRRT_mei".to_owned(),
+        thread_id: "PRRT_mei".into(),
         kind: FindingKind::Human,
         author: "mei".to_owned(),
         path: "src/lib.rs".to_owned(),

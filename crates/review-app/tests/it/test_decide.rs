@@ -13,7 +13,7 @@ const VALID: &str = r#"{"verdict": "VALID", "reasoning": "right, the bound is of
 fn finding(fp: &str, kind: FindingKind, body: &str, path: &str) -> ThreadFinding {
     ThreadFinding {
         fingerprint: fp.to_owned(),
-        thread_id: format!("PRRT_{fp}"),
+        thread_id: format!("PRRT_{fp}").as_str().into(),
         kind,
         author: if kind == FindingKind::Bot {
             "coderabbit".to_owned()

@@ -161,7 +161,7 @@ fn out_of_scope_on(thread: &str) -> MemoryLoop {
     decisions.seen.insert(
         "fp".to_owned(),
         Seen {
-            thread_id: thread.to_owned(),
+            thread_id: thread.into(),
             verdict: Verdict::OutOfScope,
             reasoning: "it belongs to the config rework".to_owned(),
             evidence: Vec::new(),
@@ -270,7 +270,7 @@ async fn no_issue_no_reply_and_with_issues_off_an_escalation() {
     let notes = respond_deferring(&host, &files, &failing).await;
     assert!(replies(&host).is_empty(), "the reply waits for its issue");
     assert!(notes.iter().any(|n| matches!(n, Note::DeferHeld { .. })));
-    assert!(!files.load().unwrap().is_escalated_thread("BOT"));
+    assert!(!files.load().unwrap().is_escalated_thread(&"BOT".into()));
 
     let off = Tracker {
         off: true,
@@ -279,6 +279,6 @@ async fn no_issue_no_reply_and_with_issues_off_an_escalation() {
     respond_deferring(&host, &files, &off).await;
     assert!(replies(&host).is_empty());
     let decisions = files.load().unwrap();
-    assert!(decisions.is_escalated_thread("BOT"));
+    assert!(decisions.is_escalated_thread(&"BOT".into()));
     assert!(decisions.escalated[0].reason.contains("issues turned off"));
 }

@@ -100,7 +100,7 @@ impl FollowupHistory for History {
 
 fn owed(thread: &str) -> Completion {
     Completion {
-        thread_id: thread.to_owned(),
+        thread_id: thread.into(),
         sha: FIX.to_owned(),
         what: "the bound is checked".to_owned(),
         lang: Lang::En,

@@ -50,7 +50,7 @@ fn pr() -> PullRequest {
 
 fn seen(thread: &str, verdict: Verdict, sha: Option<&str>) -> Seen {
     Seen {
-        thread_id: thread.to_owned(),
+        thread_id: thread.into(),
         verdict,
         reasoning: "the bound is deliberate".to_owned(),
         evidence: Vec::new(),
@@ -499,7 +499,7 @@ async fn settled_and_escalated_threads_are_not_answered() {
     let mut d = decisions(&[("f1", seen("BOT1", Verdict::FalsePositive, None))]);
     d.escalated.push(Escalation {
         fingerprint: "f2".to_owned(),
-        thread_id: "BOT2".to_owned(),
+        thread_id: "BOT2".into(),
         reason: "security-sensitive".to_owned(),
         escalated_in_round: 1,
     });
@@ -551,8 +551,8 @@ async fn a_repost_seen_three_times_is_escalated_and_a_fresh_one_points_to_the_de
     let host = FakeHost::new(pr());
     let repost = |thread: &str, count| Repost {
         fingerprint: "f1".to_owned(),
-        thread_id: thread.to_owned(),
-        prior_thread_id: "OLD".to_owned(),
+        thread_id: thread.into(),
+        prior_thread_id: "OLD".into(),
         prior_verdict: Verdict::FalsePositive,
         count,
         all_comments_read: true,
@@ -593,8 +593,8 @@ async fn a_repost_seen_three_times_is_escalated_and_a_fresh_one_points_to_the_de
         ]
     );
     let d = loop_files.load().unwrap();
-    assert!(d.is_escalated_thread("BOT2"));
-    assert_eq!(d.answered_reposts.get("BOT1"), Some(&true));
+    assert!(d.is_escalated_thread(&"BOT2".into()));
+    assert_eq!(d.answered_reposts.get(&"BOT1".into()), Some(&true));
     let Some(Mutation::Reply(_, body)) = host.mutations().into_iter().next() else {
         panic!("no reply");
     };

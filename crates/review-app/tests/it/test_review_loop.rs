@@ -245,7 +245,7 @@ impl Judge for ScriptedJudge<'_> {
         if self.stop.stopping() {
             return Err("was stopped".to_owned());
         }
-        asked.push(task.finding.thread_id.clone());
+        asked.push(task.finding.thread_id.to_string());
         if self.stop_after.is_some_and(|n| asked.len() >= n) {
             self.stop.0.store(true, Ordering::SeqCst);
         }
@@ -571,7 +571,7 @@ impl World {
         self.store
             .load()
             .expect("in memory")
-            .is_escalated_thread(thread)
+            .is_escalated_thread(&thread.into())
     }
 
     fn said(&self, line: &str) -> bool {
@@ -971,7 +971,11 @@ async fn a_finding_on_a_line_the_loop_wrote_is_a_knock_on_announced_once() {
     let k = knock_ons(&w);
     assert_eq!(k.len(), 1, "{k:?}");
     assert_eq!(
-        (k[0].thread_id.as_str(), k[0].path.as_str(), k[0].line),
+        (
+            k[0].thread_id.to_string().as_str(),
+            k[0].path.as_str(),
+            k[0].line
+        ),
         ("NEW1", "src/a.rs", 3)
     );
     assert_eq!((k[0].commit.as_str(), k[0].round), (fix.as_str(), 1));
@@ -1043,7 +1047,7 @@ async fn the_third_knock_on_stops_fixing_that_file_only() {
     let (first, second) = (short(0), short(1));
     let k: Vec<(String, String)> = knock_ons(&w)
         .into_iter()
-        .map(|k| (k.thread_id, k.commit))
+        .map(|k| (k.thread_id.to_string(), k.commit))
         .collect();
     assert_eq!(
         k,
@@ -1118,7 +1122,7 @@ async fn the_round_limit_stops_all_fixing_while_replies_are_still_posted() {
         .lock()
         .unwrap()
         .iter()
-        .map(|t| t.thread_id.clone())
+        .map(|t| t.thread_id.to_string())
         .collect();
     assert_eq!(tasks, ["BOT1"], "nothing is fixed past the limit");
     assert_eq!(

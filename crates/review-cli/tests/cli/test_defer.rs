@@ -234,7 +234,7 @@ fn decided_out_of_scope(env: &TestEnvironment) {
     decisions.seen.insert(
         "fp-a".to_owned(),
         Seen {
-            thread_id: "A".to_owned(),
+            thread_id: "A".into(),
             verdict: Verdict::OutOfScope,
             reasoning: "the settings cache belongs to the config rework".to_owned(),
             evidence: vec!["src/settings.rs:12".to_owned()],
@@ -314,7 +314,7 @@ async fn respond_on_a_repository_without_issues_escalates_instead_of_replying() 
     let decisions: Decisions =
         serde_json::from_str(&std::fs::read_to_string(state_file(env.dir(), "decisions")).unwrap())
             .unwrap();
-    assert!(decisions.is_escalated_thread("A"), "{decisions:?}");
+    assert!(decisions.is_escalated_thread(&"A".into()), "{decisions:?}");
     assert!(
         decisions.escalated[0].reason.contains("issues turned off"),
         "{:?}",

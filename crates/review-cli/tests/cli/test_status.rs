@@ -462,7 +462,7 @@ async fn a_finding_the_loop_escalated_requires_action() {
     let decisions = review_core::decisions::Decisions {
         escalated: vec![review_core::decisions::Escalation {
             fingerprint: "fp".to_owned(),
-            thread_id: "NIT".to_owned(),
+            thread_id: "NIT".into(),
             reason: "the judge gave no evidence".to_owned(),
             escalated_in_round: 1,
         }],

@@ -20,7 +20,7 @@ fn t0() -> i64 {
 fn finding(thread: &str, fp: &str, kind: FindingKind) -> ThreadFinding {
     ThreadFinding {
         fingerprint: fp.to_owned(),
-        thread_id: thread.to_owned(),
+        thread_id: thread.into(),
         kind,
         author: "coderabbit".to_owned(),
         path: "src/lib.rs".to_owned(),
@@ -57,7 +57,7 @@ fn obs(head: &str, threads: Vec<ThreadFinding>) -> Observation {
         ..Observation::default()
     };
     for t in &threads {
-        o.resolved.insert(t.thread_id.clone(), false);
+        o.resolved.insert(t.thread_id.to_string(), false);
     }
     o.threads = threads;
     o
@@ -81,7 +81,7 @@ fn decide(d: &mut Decisions, fp: &str, thread: &str, verdict: Verdict, replied: 
         },
     );
     assert!(matches!(judged, Judged::Decided(_)), "{judged:?}");
-    d.record(fp, thread, judged, 1);
+    d.record(fp, &thread.into(), judged, 1);
     d.seen.get_mut(fp).unwrap().replied = Some(replied);
 }
 
@@ -261,7 +261,7 @@ fn the_clean_report_counts_rounds_fixes_and_what_remains() {
     decide(&mut d, "fp2", "T2", Verdict::FalsePositive, true);
     d.record(
         "fp3",
-        "T3",
+        &"T3".into(),
         Judged::Escalate {
             reason: "security".into(),
         },
@@ -305,8 +305,11 @@ fn a_decision_handed_to_a_person_no_longer_blocks_quiescence() {
         ],
         "the state says what quiescence waits on"
     );
-    assert!(d.settle_thread("T1", Settled::HandedToPerson));
-    assert!(!d.settle_thread("T1", Settled::HandedToPerson), "once");
+    assert!(d.settle_thread(&"T1".into(), Settled::HandedToPerson));
+    assert!(
+        !d.settle_thread(&"T1".into(), Settled::HandedToPerson),
+        "once"
+    );
     assert_eq!(d.owed().count(), 1);
     let q = quiescence(&s, &d, &WatchSettings::default(), t0() + 60);
     assert_eq!(q.waiting, ["a reply owed on T2 (OUT_OF_SCOPE)"]);
@@ -335,7 +338,7 @@ fn settled_round_trips_and_is_absent_from_older_files() {
     decide(&mut d, "fp1", "T1", Verdict::FalsePositive, false);
     let old = serde_json::to_string(&d).unwrap();
     assert!(!old.contains("settled"), "{old}");
-    d.settle_thread("T1", Settled::ClosedOnGitHub);
+    d.settle_thread(&"T1".into(), Settled::ClosedOnGitHub);
     let text = serde_json::to_string(&d).unwrap();
     assert!(text.contains(r#""settled":"closedOnGitHub""#), "{text}");
     let back: Decisions = serde_json::from_str(&text).unwrap();
@@ -470,7 +473,7 @@ fn an_escalated_finding_raised_again_on_a_new_thread_is_pending_again() {
     let mut d = Decisions::default();
     d.record(
         "fp1",
-        "T1",
+        &"T1".into(),
         Judged::Escalate {
             reason: "security".into(),
         },
@@ -488,7 +491,7 @@ fn an_escalated_finding_raised_again_on_a_new_thread_is_pending_again() {
         &d,
         t0(),
     );
-    let pending: Vec<&str> = s.pending.iter().map(|f| f.thread_id.as_str()).collect();
+    let pending: Vec<String> = s.pending.iter().map(|f| f.thread_id.to_string()).collect();
     assert_eq!(
         pending,
         vec!["T2"],
@@ -496,7 +499,7 @@ fn an_escalated_finding_raised_again_on_a_new_thread_is_pending_again() {
     );
     d.record(
         "fp1",
-        "T2",
+        &"T2".into(),
         Judged::Escalate {
             reason: "again".into(),
         },
@@ -586,11 +589,11 @@ fn an_out_of_diff_review_is_answered_once_every_finding_is_settled() {
     let Judged::Decided(a) = judge(good, facts) else {
         panic!()
     };
-    d.record("a", "R3", Judged::Decided(a), 1);
+    d.record("a", &"R3".into(), Judged::Decided(a), 1);
     assert_eq!(review.reply(&d), None, "b is still open");
     d.record(
         "b",
-        "R3",
+        &"R3".into(),
         Judged::Escalate {
             reason: "security".into(),
         },
