@@ -1,12 +1,10 @@
 //! The poll policy against a fake probe, the fake host and a clock that advances instantly.
 
-use std::future::Future;
-use std::pin::pin;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
+use crate::block_on;
 use review_app::narrator::Kept;
 use review_app::watch::{
     ChangeProbe, FullRead, ManualClock, OverHost, PollPolicy, Polled, Probed, Schedule, Spent,
@@ -18,17 +16,6 @@ use review_core::model::PullRequest;
 use review_core::ports::HostError;
 use review_core::watch::{Checks, EventKind, ProbeMemo, WatchSettings};
 use review_test_support::{FakeHost, HEAD_SHA, PrBuilder};
-
-/// Runs a future whose ports never wait (the fakes answer at once).
-fn block_on<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-            return out;
-        }
-    }
-}
 
 /// A probe that answers as told, and counts its questions.
 struct FakeProbe {
