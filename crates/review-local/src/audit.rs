@@ -143,8 +143,11 @@ impl Audit {
     fn host<T>(&self, action: &str, target: &str, result: &Result<T, HostError>, detail: &str) {
         match result {
             Ok(_) => self.record(action, target, "ok", detail),
-            Err(HostError::Unavailable { message, .. })
-                if message.contains("may have been posted") || message.contains("may not have") =>
+            // A post whose answer was lost (its error says so by its source); a mutation that
+            // failed in flight says so in its words (the transport's error under it is GitHub's
+            // adapter's own type).
+            Err(e @ HostError::Unavailable { message, .. })
+                if e.may_have_been_posted() || message.contains("may not have") =>
             {
                 self.record(action, target, "uncertain", message);
             }
@@ -188,18 +191,18 @@ pub fn resolved_threads(dir: &StateDir, repo: &RepoId, number: u64) -> BTreeSet<
     resolved
 }
 
-/// The review host with every mutation recorded in the audit log.
+/// A review host (GitHub's by default) with every mutation recorded in the audit log.
 #[derive(Debug)]
-pub struct AuditedHost {
-    inner: GitHubHost,
+pub struct AuditedHost<H = GitHubHost> {
+    inner: H,
     audit: Audit,
     /// Threads resolved through this host, for the refresh of a published `review/status`.
     resolved: std::sync::atomic::AtomicUsize,
 }
 
-impl AuditedHost {
+impl<H> AuditedHost<H> {
     /// `inner`, recording into `audit`.
-    pub fn new(inner: GitHubHost, audit: Audit) -> Self {
+    pub fn new(inner: H, audit: Audit) -> Self {
         Self {
             inner,
             audit,
@@ -212,6 +215,25 @@ impl AuditedHost {
         self.resolved.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Records a post made through [`Self::inner`] directly (one the port does not make, such as
+    /// a reply in the author's own words), as a post through the port is.
+    pub fn record_post(
+        &self,
+        action: &str,
+        target: &str,
+        result: &Result<PostedComment, HostError>,
+    ) {
+        let url = result.as_ref().map(|p| p.url.clone()).unwrap_or_default();
+        self.audit.host(action, target, result, &url);
+    }
+
+    /// The host it records for.
+    pub fn inner(&self) -> &H {
+        &self.inner
+    }
+}
+
+impl AuditedHost<GitHubHost> {
     /// [`GitHubHost::reply_in_own_words`], recorded.
     pub async fn reply_in_own_words(
         &self,
@@ -219,14 +241,13 @@ impl AuditedHost {
         body: &str,
     ) -> Result<PostedComment, HostError> {
         let result = self.inner.reply_in_own_words(thread, body).await;
-        let url = result.as_ref().map(|p| p.url.clone()).unwrap_or_default();
-        self.audit.host("reply", &thread.0, &result, &url);
+        self.record_post("reply", &thread.0, &result);
         result
     }
 }
 
 #[async_trait]
-impl ReviewHost for AuditedHost {
+impl<H: ReviewHost> ReviewHost for AuditedHost<H> {
     async fn pull_request(
         &self,
         repo: &RepoId,
@@ -255,15 +276,13 @@ impl ReviewHost for AuditedHost {
 
     async fn reply(&self, thread: &ThreadId, body: &str) -> Result<PostedComment, HostError> {
         let result = self.inner.reply(thread, body).await;
-        let url = result.as_ref().map(|p| p.url.clone()).unwrap_or_default();
-        self.audit.host("reply", &thread.0, &result, &url);
+        self.record_post("reply", &thread.0, &result);
         result
     }
 
     async fn comment(&self, subject: &str, body: &str) -> Result<PostedComment, HostError> {
         let result = self.inner.comment(subject, body).await;
-        let url = result.as_ref().map(|p| p.url.clone()).unwrap_or_default();
-        self.audit.host("comment", subject, &result, &url);
+        self.record_post("comment", subject, &result);
         result
     }
 

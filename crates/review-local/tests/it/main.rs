@@ -1,0 +1,3 @@
+//! The local adapters against the in-memory fakes.
+
+mod test_audited_host;
