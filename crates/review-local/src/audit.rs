@@ -143,12 +143,10 @@ impl Audit {
     fn host<T>(&self, action: &str, target: &str, result: &Result<T, HostError>, detail: &str) {
         match result {
             Ok(_) => self.record(action, target, "ok", detail),
-            // A post whose answer was lost (its error says so by its source); a mutation that
-            // failed in flight says so in its words (the transport's error under it is GitHub's
-            // adapter's own type).
-            Err(e @ HostError::Unavailable { message, .. })
-                if e.may_have_been_posted() || message.contains("may not have") =>
-            {
+            // A post whose answer was lost, which looking for it did not find (its error says
+            // so by its source): only posts are sent once, every other mutation is repeated
+            // until its answer comes.
+            Err(e @ HostError::Unavailable { message, .. }) if e.may_have_been_posted() => {
                 self.record(action, target, "uncertain", message);
             }
             Err(e) => self.record(action, target, "failed", &e.to_string()),
