@@ -212,7 +212,7 @@ pub struct Sticky {
 
 /// A tool's diagnostics report comment (React Doctor's), which it posts again after each scan:
 /// its errors are findings to fix (they stand in `pending` under a report thread, see
-/// [`crate::decisions::REPORT_THREAD_PREFIX`]); its warnings are advisory.
+/// [`crate::site::Site::Report`]); its warnings are advisory.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

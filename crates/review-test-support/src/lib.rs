@@ -19,7 +19,6 @@ pub mod strategy;
 
 pub mod github;
 
-/// The contract suite of the review-host port, for every host: see [`host_contract!`].
 pub mod contract;
 
 /// The names of the `[dependencies]` of a crate's `Cargo.toml` text (not dev- or build-), for
