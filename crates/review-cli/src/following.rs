@@ -19,9 +19,9 @@ use review_core::ports::{HostError, PostedComment};
 use review_core::post;
 use review_core::text::visible_line;
 
-use crate::audit::AuditedHost;
 use crate::error::CliError;
 use crate::git::GitVcs;
+use crate::github::AuditedHost;
 use crate::github::Connection;
 use crate::output;
 use crate::replying::History;
@@ -140,7 +140,9 @@ impl OwnWords for OwnWordsHost<'_> {
         thread: &ThreadId,
         body: &str,
     ) -> Result<PostedComment, HostError> {
-        self.0.reply_in_own_words(thread, body).await
+        let result = self.0.inner().reply_in_own_words(thread, body).await;
+        self.0.record_post("reply", &thread.0, &result);
+        result
     }
 }
 

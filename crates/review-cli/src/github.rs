@@ -31,6 +31,17 @@ use crate::error::CliError;
 use crate::git;
 use crate::output;
 
+/// GitHub's review host with every mutation recorded in the audit log.
+pub type AuditedHost = crate::audit::AuditedHost<review_github::adapter::GitHubHost>;
+
+/// A remote URL as the repository it names on GitHub and its host ([`HostedRepo`]'s rules),
+/// for the local adapters, which know git but not GitHub's URLs.
+pub fn read_remote(url: &str) -> Option<(String, RepoId)> {
+    HostedRepo::from_remote_url(url)
+        .ok()
+        .map(|hosted| (hosted.host, hosted.repo))
+}
+
 /// A pull request on a host, and a client to reach it.
 #[derive(Debug, Clone)]
 pub struct Connection {
@@ -70,11 +81,7 @@ impl Connection {
 
     /// [`Connection::host`] with every mutation recorded in the audit log kept in `vcs`'s
     /// repository (none outside a clone).
-    pub fn audited_host(
-        &self,
-        header: &str,
-        vcs: Option<&git::GitVcs>,
-    ) -> crate::audit::AuditedHost {
+    pub fn audited_host(&self, header: &str, vcs: Option<&git::GitVcs>) -> AuditedHost {
         crate::audit::AuditedHost::new(
             self.host(header),
             crate::audit::Audit::new(
@@ -341,7 +348,7 @@ async fn current_branch_pr(client: &Client, repo: &RepoId, cwd: &Path) -> Result
     // In a fork's clone the branch is pushed to the fork: its pull request's head is there.
     let head_owner = branch
         .as_deref()
-        .and_then(|b| git::push_owner(cwd, b))
+        .and_then(|b| git::push_owner(cwd, b, &read_remote))
         .unwrap_or_else(|| repo.owner.clone());
     match locate::choose(branch.as_deref(), &head_owner, &lookup) {
         Choice::Use(pr) => {

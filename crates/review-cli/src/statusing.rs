@@ -274,7 +274,7 @@ pub fn in_actions() -> bool {
 /// merged in), else the user's file's.
 pub async fn refresh_if_resolved(
     conn: &Connection,
-    host: &crate::audit::AuditedHost,
+    host: &crate::github::AuditedHost,
     automation: &review_core::gate::AutomationSettings,
     pr: &review_core::model::PullRequest,
     denied: Option<&[String]>,

@@ -14,7 +14,6 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 use review_core::model::{CommentId, RepoId, ThreadId};
 use review_core::ports::{HostError, MinimizeReason, PostedComment, ReviewHost};
-use review_github::adapter::GitHubHost;
 use serde::{Deserialize, Serialize};
 
 use crate::state::StateDir;
@@ -189,9 +188,9 @@ pub fn resolved_threads(dir: &StateDir, repo: &RepoId, number: u64) -> BTreeSet<
     resolved
 }
 
-/// A review host (GitHub's by default) with every mutation recorded in the audit log.
+/// A review host with every mutation recorded in the audit log.
 #[derive(Debug)]
-pub struct AuditedHost<H = GitHubHost> {
+pub struct AuditedHost<H> {
     inner: H,
     audit: Audit,
     /// Threads resolved through this host, for the refresh of a published `review/status`.
@@ -228,19 +227,6 @@ impl<H> AuditedHost<H> {
     /// The host it records for.
     pub fn inner(&self) -> &H {
         &self.inner
-    }
-}
-
-impl AuditedHost<GitHubHost> {
-    /// [`GitHubHost::reply_in_own_words`], recorded.
-    pub async fn reply_in_own_words(
-        &self,
-        thread: &ThreadId,
-        body: &str,
-    ) -> Result<PostedComment, HostError> {
-        let result = self.inner.reply_in_own_words(thread, body).await;
-        self.record_post("reply", &thread.0, &result);
-        result
     }
 }
 

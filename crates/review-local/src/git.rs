@@ -164,10 +164,15 @@ pub fn current_branch(dir: &Path) -> Result<Option<String>, GitError> {
     }
 }
 
+/// Reads a remote's URL as the repository it names and its host, by the host's own rules
+/// (GitHub's are `review_github::remote::HostedRepo`'s), or `None` when it names none. The
+/// adapters here know git, not a host's URLs: the caller passes its reader.
+pub type ReadRemote = dyn Fn(&str) -> Option<(String, RepoId)> + Sync;
+
 /// The owner of the repository `branch` is pushed to, read as `gh` reads it: the remote named by
 /// `branch.B.pushRemote`, else `remote.pushDefault`, else `branch.B.remote`, and that remote's
 /// URL as configured. `None` when none is set or the URL names no GitHub repository.
-pub fn push_owner(dir: &Path, branch: &str) -> Option<String> {
+pub fn push_owner(dir: &Path, branch: &str, read: &ReadRemote) -> Option<String> {
     let get = |key: &str| {
         git(dir, &["config", "--get", key])
             .ok()
@@ -178,9 +183,7 @@ pub fn push_owner(dir: &Path, branch: &str) -> Option<String> {
         .or_else(|| get(&format!("branch.{branch}.remote")))?;
     let url = get(&format!("remote.{remote}.pushurl"))
         .or_else(|| get(&format!("remote.{remote}.url")))?;
-    review_github::remote::HostedRepo::from_remote_url(&url)
-        .ok()
-        .map(|h| h.repo.owner)
+    read(&url).map(|(_, repo)| repo.owner)
 }
 
 /// The remote that stands for the repository pull requests are opened on, as `gh` chooses it:
@@ -526,8 +529,14 @@ impl GitVcs {
         Ok(changed)
     }
 
-    /// The remote whose URL is `repo` on `host` (case as GitHub ignores it), if any.
-    pub fn remote_for(&self, host: &str, repo: &RepoId) -> Result<Option<String>, GitError> {
+    /// The remote whose URL is `repo` on `host` (case as GitHub ignores it), as `read` reads
+    /// each, if any.
+    pub fn remote_for(
+        &self,
+        host: &str,
+        repo: &RepoId,
+        read: &ReadRemote,
+    ) -> Result<Option<String>, GitError> {
         let names = self.run(&["remote"])?;
         for name in names.lines().map(str::trim).filter(|n| !n.is_empty()) {
             // The URL as the user configured it (a push URL when there is one), before any
@@ -538,10 +547,10 @@ impl GitVcs {
             let Ok(url) = url else {
                 continue;
             };
-            if let Ok(hosted) = review_github::remote::HostedRepo::from_remote_url(&url)
-                && hosted.host.eq_ignore_ascii_case(host)
-                && hosted.repo.owner.eq_ignore_ascii_case(&repo.owner)
-                && hosted.repo.name.eq_ignore_ascii_case(&repo.name)
+            if let Some((on, named)) = read(&url)
+                && on.eq_ignore_ascii_case(host)
+                && named.owner.eq_ignore_ascii_case(&repo.owner)
+                && named.name.eq_ignore_ascii_case(&repo.name)
             {
                 return Ok(Some(name.to_owned()));
             }
@@ -552,26 +561,27 @@ impl GitVcs {
     /// Pushes HEAD to the pull request's own branch: `HEAD:refs/heads/<branch>` with a plain
     /// refspec (no `+`, no `--force`), only to the remote whose URL is the repository the
     /// branch lives in (`head`, on `host`), and only when the PR's head on GitHub (`pr_head`)
-    /// is an ancestor of HEAD. Returns the remote pushed to.
+    /// is an ancestor of HEAD. Remote URLs are read with `read`. Returns the remote pushed to.
     pub fn push_to_pr(
         &self,
         host: &str,
         head: Option<&review_core::model::HeadRepo>,
         branch: &str,
         pr_head: &str,
+        read: &ReadRemote,
     ) -> Result<String, PushRefused> {
         let head = head.ok_or(PushRefused::UnknownHead)?;
-        let remote = self
-            .remote_for(host, &head.repo)?
-            .ok_or_else(|| PushRefused::NoRemote {
-                repo: head.repo.to_string(),
-                host: host.to_owned(),
-                name: if head.cross_repository {
-                    head.repo.owner.to_ascii_lowercase()
-                } else {
-                    "origin".to_owned()
-                },
-            })?;
+        let remote =
+            self.remote_for(host, &head.repo, read)?
+                .ok_or_else(|| PushRefused::NoRemote {
+                    repo: head.repo.to_string(),
+                    host: host.to_owned(),
+                    name: if head.cross_repository {
+                        head.repo.owner.to_ascii_lowercase()
+                    } else {
+                        "origin".to_owned()
+                    },
+                })?;
         if !self.has_commit(pr_head) || !self.is_ancestor(pr_head, "HEAD") {
             return Err(PushRefused::NotAhead {
                 head: pr_head.get(..7).unwrap_or(pr_head).to_owned(),

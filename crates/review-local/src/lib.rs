@@ -1,14 +1,15 @@
 //! The local adapters of `review`: what the use-cases of `review-app` read and write on the
-//! user's machine, beside the GitHub adapters of `review-github`.
+//! user's machine, beside the GitHub adapters of `review-github` (which this crate does not
+//! depend on: a remote's URL is read by the reader the caller passes, [`git::ReadRemote`]).
 //!
 //! - [`git`]: the checkout and its history ([`git::GitVcs`] implements the core's `Vcs`), with
 //!   hooks and fsmonitor off for every git command the tool runs;
 //! - [`state`]: the per-pull-request files under the git common directory, written atomically
-//!   under a lock; paths take the common directory ([`state::pr_file_for`]), not a checkout;
+//!   under a lock; paths take the common directory ([`state::StateDir`]), not a checkout;
 //! - [`ledger`] and [`loop_files`]: the reply ledger and the review loop's files, as the stores
 //!   `review-app` asks for, failing with a [`StoreError`];
-//! - [`audit`]: the append-only log of every mutation, and [`audit::AuditedHost`], a review
-//!   host that records into it;
+//! - [`audit`]: the append-only log of every mutation, and [`audit::AuditedHost`], any review
+//!   host recording into it;
 //! - [`command`]: the user's commands, each in a process group of its own, killed whole at its
 //!   deadline, without the user's tokens unless passed;
 //! - [`dispatch`]: follow-up tasks handed to an agent, one git worktree each;
@@ -76,7 +77,8 @@ impl StoreError {
 #[cfg(test)]
 mod tests {
     /// The adapters know no command line, terminal, web form, tool server or configuration
-    /// file: those are the binary's. A dependency on one of those crates fails here.
+    /// file (those are the binary's), and no GitHub (review-github's adapters sit beside them):
+    /// a dependency on one of those crates fails here.
     #[test]
     fn depends_on_no_command_line_form_server_or_config_crate() {
         let manifest = include_str!("../Cargo.toml");
@@ -99,6 +101,8 @@ mod tests {
             "axum",
             "rmcp",
             "toml",
+            "review-github",
+            "octocrab",
         ] {
             assert!(!names.contains(&banned), "review-local depends on {banned}");
         }

@@ -283,6 +283,7 @@ impl Pusher for GitPusher<'_> {
                 now.head_repo.as_ref(),
                 branch,
                 &now.head_sha.0,
+                &github::read_remote,
             )
             .map_err(|e| e.to_string())
     }
