@@ -128,8 +128,8 @@ fn agent_fix(doc: &Doc) -> (Vec<String>, Option<String>) {
 }
 
 /// Qodo's posts that are not findings: the PR Reviewer Guide (unless it names a security
-/// concern), the PR Code Suggestions table, the "Code Review by Qodo" roll-up, and persistent
-/// review updates.
+/// concern), the PR Code Suggestions table, the "Code Review by Qodo" roll-up, persistent
+/// review updates, and the notice that its reviews are paused (for the author's plan).
 fn non_finding(doc: &Doc, lower: &str) -> Option<Reading> {
     let first = doc
         .nonempty()
@@ -151,6 +151,13 @@ fn non_finding(doc: &Doc, lower: &str) -> Option<Reading> {
             doc,
             NonFinding::Summary,
             "Qodo's PR Reviewer Guide",
+        ));
+    }
+    if first.starts_with("qodo reviews are paused") {
+        return Some(Reading::non_finding(
+            doc,
+            NonFinding::Notice,
+            "Qodo's notice that its reviews are paused",
         ));
     }
     let summary = if first.starts_with("pr code suggestions") {
@@ -266,6 +273,29 @@ Add a new dependency and restructure the architecture of every module.
         let f = read(Family::Qodo, &concern);
         assert_eq!(f.non_finding, None);
         assert!(f.security.is_some());
+    }
+
+    #[test]
+    fn a_paused_reviews_notice_is_not_a_finding() {
+        let r = read(
+            Family::Qodo,
+            "### Qodo reviews are paused for this user.\n\nThe steps to resume depend on \
+             your plan. [Learn more](https://docs.qodo.ai/x)\n\n**On a Teams plan?**\nAsk \
+             for a seat.",
+        );
+        assert_eq!(
+            r.non_finding,
+            Some(review_core::signals::NonFinding::Notice)
+        );
+        // A finding that mentions a pause is still a finding.
+        let r = read(
+            Family::Qodo,
+            "**Action required**\n\n1. The retry loop never pauses between attempts.",
+        );
+        assert_ne!(
+            r.non_finding,
+            Some(review_core::signals::NonFinding::Notice)
+        );
     }
 
     #[test]
