@@ -171,6 +171,31 @@ const FOREIGN_VERBS: &[&str] = &[
     "supprimez",
     "retournez",
     "appelez",
+    // Infinitives, as titles in Portuguese, Spanish and French name the change
+    // ("Clonar os itens antes de internar ...").
+    "clonar",
+    "corrigir",
+    "adicionar",
+    "remover",
+    "substituir",
+    "validar",
+    "verificar",
+    "renomear",
+    "corregir",
+    "añadir",
+    "agregar",
+    "eliminar",
+    "reemplazar",
+    "comprobar",
+    "renombrar",
+    "cloner",
+    "corriger",
+    "ajouter",
+    "supprimer",
+    "remplacer",
+    "vérifier",
+    "valider",
+    "renommer",
     // More imperatives: Spanish (tú and usted), Portuguese, French.
     "genera",
     "genere",
@@ -339,7 +364,11 @@ pub(crate) fn names_change(sentence: &str) -> bool {
         // "Do not ..." / "Don't ...".
         return true;
     }
-    if (FIX_VERBS.contains(&first) || FOREIGN_VERBS.contains(&first))
+    // A sentence that opens with a code span opens with a name, not a verb (`validar_item`
+    // checks only ...).
+    let opens_with_code = plain_start_is_code(sentence);
+    if !opens_with_code
+        && (FIX_VERBS.contains(&first) || FOREIGN_VERBS.contains(&first))
         && !tokens.clone().next().is_some_and(noun_use)
     {
         return true;
@@ -365,9 +394,18 @@ pub(crate) fn names_change(sentence: &str) -> bool {
     !sentence.is_ascii() && CJK_INSTRUCTIONS.iter().any(|p| sentence.contains(p))
 }
 
+/// Whether `sentence` opens with a code span (after any leading labels' punctuation).
+fn plain_start_is_code(sentence: &str) -> bool {
+    sentence
+        .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '_' | '>' | '-'))
+        .starts_with('`')
+}
+
 /// Verbs that open an instruction only in prose without code (`Reuse the value from the first
 /// read`), beside [`FIX_VERBS`].
-const PROSE_VERBS: &[&str] = &["reuse", "wait", "respond", "defer", "retry"];
+const PROSE_VERBS: &[&str] = &[
+    "reuse", "wait", "respond", "defer", "retry", "say", "state", "mention",
+];
 
 /// The shortest and longest instruction in prose without a code span, in words: "Fix this." names
 /// nothing, and a long sentence describes more than one change.
@@ -382,6 +420,9 @@ const DETERMINERS: &[&str] = &["the", "this", "that", "its", "each", "every", "b
 /// request`); it is not hedged, offers no second change (`Reorder the statements or wrap the
 /// copy`) and is neither too short to name anything nor long enough to name several things.
 pub(crate) fn instructs_in_prose(sentence: &str) -> bool {
+    if plain_start_is_code(sentence) {
+        return false;
+    }
     let w = words(&plain(sentence));
     if has_any(&w, HEDGES) || has_any(&w, EXAMPLES) {
         return false;
@@ -855,9 +896,30 @@ mod tests {
             "Move the block to module scope together with the `regionRows` fixture.",
             "Move `parse_row` into a shared helper.",
             "Call to `free` after the buffer was handed to the worker.",
+            // A name that opens the sentence is not a verb, whatever its first word.
+            "`validar_item` verifica apenas se `quantidade` é inteiro.",
+            "`close()` calls `self._fh.close()` without a flush.",
+            "`use_cache` is read before `init()` sets it.",
         ] {
             assert!(!names_change(s), "{s}");
         }
+    }
+
+    /// Titles in Portuguese, Spanish and French name the change with an infinitive; a title
+    /// that asks to say something in a description is an instruction too.
+    #[test]
+    fn infinitive_titles_and_asking_to_say_name_the_change() {
+        for s in [
+            "Clonar os itens antes de internar o TypedDict normalizado",
+            "Corregir el rango de fechas antes de guardar la reserva",
+            "Supprimer le verrou avant de rappeler le gestionnaire",
+            "Say in the tool description that reset_step deletes the step's notes",
+        ] {
+            assert!(instructs_in_prose(s), "{s}");
+        }
+        assert!(!instructs_in_prose(
+            "`reset_step` calls `notes.purge(step)` before it writes the file"
+        ));
     }
 
     #[test]
