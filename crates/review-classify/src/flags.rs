@@ -34,6 +34,9 @@ const HEDGES: &[&str] = &[
     " you could ",
     " could be improved ",
     " optionally ",
+    " may lead to ",
+    " may produce ",
+    " may cause ",
 ];
 
 /// Words that state a defect. A hedged finding that states one is not speculative.
@@ -847,6 +850,13 @@ mod tests {
     fn speculative_needs_a_hedge_and_no_defect() {
         assert!(speculative(&prose("You might want to cache this value.").1));
         assert!(speculative(&prose("Consider extracting a helper.").1));
+        // A possible consequence with no defect stated is a hedge too; a stated one is not.
+        assert!(speculative(
+            &prose("That may produce a quoting problem if the snippet is edited later.").1
+        ));
+        assert!(!speculative(
+            &prose("An empty list may cause a crash in `render`.").1
+        ));
         assert!(!speculative(
             &prose("Consider a guard: this panics on empty input.").1
         ));
