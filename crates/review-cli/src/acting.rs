@@ -14,7 +14,6 @@ use serde::Deserialize;
 
 use crate::commands::common;
 use crate::error::CliError;
-use crate::loop_files::LoopFiles;
 use crate::output;
 use crate::replying::{self, History, PostLock};
 
@@ -40,6 +39,15 @@ impl Acted {
         self.failed.map_or(Ok(()), Err)
     }
 
+    /// The lines of reply outcomes, as `respond` prints them.
+    fn said(outcomes: &[review_app::respond::ReplyOutcome]) -> Self {
+        let mut acted = Self::default();
+        for outcome in outcomes {
+            acted.say(&replying::render(outcome));
+        }
+        acted
+    }
+
     /// One line for people: its control and bidirectional characters shown escaped.
     fn say(&mut self, line: &str) {
         self.lines.extend(visible(line).lines().map(str::to_owned));
@@ -61,10 +69,12 @@ pub async fn resolve(
     automation: AutomationSettings,
     config: &crate::config::Config,
 ) -> Result<Acted, CliError> {
-    let (conn, pr) = common::load(pr, repo, "[resolve]", config).await?;
-    let vcs = common::clone_here()?;
-    let repository = crate::config::repository(&conn.client, &pr).await?;
-    let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
+    let common::Gated {
+        conn,
+        pr,
+        vcs,
+        automation,
+    } = common::load_gated(pr, repo, "[resolve]", automation, config).await?;
     // Check every thread before touching any.
     for id in &ids {
         common::bot_thread(&pr, id, &automation)?;
@@ -123,10 +133,12 @@ pub async fn reply(
             hint: Some("pass the text with --body TEXT or --body-file FILE".to_owned()),
         });
     }
-    let (conn, pr) = common::load(pr, repo, "[reply]", config).await?;
-    let vcs = common::clone_here()?;
-    let repository = crate::config::repository(&conn.client, &pr).await?;
-    let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
+    let common::Gated {
+        conn,
+        pr,
+        vcs,
+        automation,
+    } = common::load_gated(pr, repo, "[reply]", automation, config).await?;
     let thread = common::bot_thread(&pr, &id, &automation)?;
     let key = post::idempotency_key(&id, text);
     let mut acted = Acted::default();
@@ -186,10 +198,12 @@ pub async fn defer(
     automation: AutomationSettings,
     config: &crate::config::Config,
 ) -> Result<Acted, CliError> {
-    let (conn, pr) = common::load(pr, repo, "[defer]", config).await?;
-    let vcs = common::clone_here()?;
-    let repository = crate::config::repository(&conn.client, &pr).await?;
-    let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
+    let common::Gated {
+        conn,
+        pr,
+        vcs,
+        automation,
+    } = common::load_gated(pr, repo, "[defer]", automation, config).await?;
     // One run posts on a pull request at a time; the PR is read again under the lock.
     let _lock = PostLock::take(vcs.as_ref(), &pr)?;
     let pr = conn.read_pr().await?;
@@ -220,13 +234,7 @@ pub async fn defer(
             found.number, found.url
         ));
     }
-    let files = vcs
-        .as_ref()
-        .map(|v| {
-            v.state_dir()
-                .and_then(|dir| LoopFiles::new(&dir, &pr.repo, pr.number))
-        })
-        .transpose()?;
+    let files = common::loop_files_in(vcs.as_ref(), &pr.repo, pr.number)?;
     let responded = replying::respond(
         &conn,
         &pr,
@@ -238,10 +246,7 @@ pub async fn defer(
         config,
     )
     .await?;
-    let mut acted = Acted::default();
-    for outcome in &responded.outcomes {
-        acted.say(&replying::render(outcome));
-    }
+    let mut acted = Acted::said(&responded.outcomes);
     if responded.failed() + responded.uncertain() > 0 {
         acted.failed = Some(CliError::GitHub {
             message: format!("the reply or the resolve of {id} failed"),
@@ -334,25 +339,21 @@ pub async fn respond(
     automation: AutomationSettings,
     config: &crate::config::Config,
 ) -> Result<Acted, CliError> {
-    let (conn, pr) = common::load(pr, repo, "[respond]", config).await?;
-    let vcs = common::clone_here()?;
+    let common::Gated {
+        conn,
+        pr,
+        vcs,
+        automation,
+    } = common::load_gated(pr, repo, "[respond]", automation, config).await?;
     if let Some(replies) = &replies {
         review_app::respond::check_citations(&History(vcs.as_ref()), &pr, replies)?;
     }
-    let repository = crate::config::repository(&conn.client, &pr).await?;
-    let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
     // One run posts on a pull request at a time; the PR is read again under the lock.
     let _lock = PostLock::take(vcs.as_ref(), &pr)?;
     let pr = conn.read_pr().await?;
     // The loop's files, when the current directory is in a clone: the decisions respond keeps
     // up to date, and the watcher's reposts.
-    let files = vcs
-        .as_ref()
-        .map(|v| {
-            v.state_dir()
-                .and_then(|dir| LoopFiles::new(&dir, &pr.repo, pr.number))
-        })
-        .transpose()?;
+    let files = common::loop_files_in(vcs.as_ref(), &pr.repo, pr.number)?;
     let source = match replies {
         Some(replies) => Source::Given(replies),
         None if files.is_none() => {
@@ -377,10 +378,7 @@ pub async fn respond(
         config,
     )
     .await?;
-    let mut acted = Acted::default();
-    for outcome in &responded.outcomes {
-        acted.say(&replying::render(outcome));
-    }
+    let mut acted = Acted::said(&responded.outcomes);
     if acted.lines.is_empty() {
         acted.exact("nothing to reply to".to_owned());
     }

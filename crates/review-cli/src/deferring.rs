@@ -46,7 +46,7 @@ impl<'a> GitHubIssues<'a> {
         vcs: Option<&crate::git::GitVcs>,
     ) -> Result<Self, CliError> {
         let probe = conn.probe()?;
-        let dir = vcs.map(crate::git::GitVcs::state_dir).transpose()?;
+        let dir = crate::commands::common::state_dir(vcs)?;
         Ok(Self {
             conn,
             probe,

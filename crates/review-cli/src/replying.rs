@@ -62,7 +62,7 @@ pub async fn respond(
     config: &crate::config::Config,
 ) -> Result<Responded, CliError> {
     let ledger = LedgerFile::new(
-        vcs.map(GitVcs::state_dir).transpose()?.as_ref(),
+        crate::commands::common::state_dir(vcs)?.as_ref(),
         &pr.repo,
         pr.number,
     )?;

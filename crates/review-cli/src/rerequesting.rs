@@ -21,7 +21,7 @@ pub async fn rereview(
     request: &RereviewRequest,
 ) -> Result<Rereviewed, CliError> {
     let ledger = LedgerFile::new(
-        vcs.map(GitVcs::state_dir).transpose()?.as_ref(),
+        crate::commands::common::state_dir(vcs)?.as_ref(),
         &pr.repo,
         pr.number,
     )?;

@@ -292,18 +292,16 @@ pub fn loop_escalations(
     repo: &review_core::model::RepoId,
     number: u64,
 ) -> Result<Vec<(review_core::model::ThreadId, String)>, CliError> {
-    let Some(vcs) = vcs else {
+    let Some(files) = common::loop_files_in(vcs, repo, number)? else {
         return Ok(Vec::new());
     };
-    Ok(
-        crate::loop_files::LoopFiles::new(&vcs.state_dir()?, repo, number)?
-            .load_decisions()?
-            .escalated
-            .into_iter()
-            // Only a thread can be waiting: an out-of-diff review's escalation has none.
-            .filter_map(|e| Some((e.thread_id.as_thread()?.clone(), e.reason)))
-            .collect(),
-    )
+    Ok(files
+        .load_decisions()?
+        .escalated
+        .into_iter()
+        // Only a thread can be waiting: an out-of-diff review's escalation has none.
+        .filter_map(|e| Some((e.thread_id.as_thread()?.clone(), e.reason)))
+        .collect())
 }
 
 /// After a command resolved threads on GitHub: the verdict published as `review/status`, if

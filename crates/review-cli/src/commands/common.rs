@@ -125,12 +125,11 @@ pub fn gate_for(
 ) -> Result<AutomationSettings, CliError> {
     automation.bot_accounts = crate::config::Config::values(&repository.bot_accounts).collect();
     automation.viewer.clone_from(&pr.viewer);
-    if let Some(vcs) = vcs {
-        automation.own_comments = crate::ledger::for_pr(&vcs.state_dir()?, &pr.repo, pr.number)?
+    if let Some(dir) = state_dir(vcs)? {
+        automation.own_comments = crate::ledger::for_pr(&dir, &pr.repo, pr.number)?
             .comment_ids()
             .collect();
-        automation.resolved_by_tool =
-            crate::audit::resolved_threads(&vcs.state_dir()?, &pr.repo, pr.number);
+        automation.resolved_by_tool = crate::audit::resolved_threads(&dir, &pr.repo, pr.number);
     }
     Ok(automation)
 }
@@ -156,6 +155,25 @@ pub fn clone_needed(needs: &str, hint: &str) -> Result<crate::git::GitVcs, CliEr
         message: format!("{needs}: {e}"),
         hint: Some(hint.to_owned()),
     })
+}
+
+/// Where the tool keeps its files in `vcs` (none outside a clone).
+pub fn state_dir(
+    vcs: Option<&crate::git::GitVcs>,
+) -> Result<Option<review_local::state::StateDir>, CliError> {
+    Ok(vcs.map(crate::git::GitVcs::state_dir).transpose()?)
+}
+
+/// The review loop's files of `repo#number` in `vcs` (none outside a clone).
+pub fn loop_files_in(
+    vcs: Option<&crate::git::GitVcs>,
+    repo: &review_core::model::RepoId,
+    number: u64,
+) -> Result<Option<crate::loop_files::LoopFiles>, CliError> {
+    state_dir(vcs)?
+        .map(|dir| crate::loop_files::LoopFiles::new(&dir, repo, number))
+        .transpose()
+        .map_err(CliError::from)
 }
 
 /// The review loop's files of `repo#number` in the repository of the current directory.
@@ -200,6 +218,41 @@ pub async fn pr_number(
             Ok((conn.repo, conn.number))
         }
     }
+}
+
+/// A pull request read whole, the clone the command runs in (if any), and the gate's settings
+/// for it ([`gate_for`]): what every command that acts on threads starts from.
+#[derive(Debug)]
+pub struct Gated {
+    /// The connection.
+    pub conn: Connection,
+    /// The pull request as read.
+    pub pr: PullRequest,
+    /// The clone of the current directory, if it is in one.
+    pub vcs: Option<crate::git::GitVcs>,
+    /// `automation` completed for this pull request.
+    pub automation: AutomationSettings,
+}
+
+/// Reads the pull request whole ([`load`], narrating under `tag`) and completes `automation`
+/// for it with the repository's file and this clone's ledger and audit log.
+pub async fn load_gated(
+    pr: Option<&str>,
+    repo: Option<&str>,
+    tag: &str,
+    automation: AutomationSettings,
+    config: &crate::config::Config,
+) -> Result<Gated, CliError> {
+    let (conn, pr) = load(pr, repo, tag, config).await?;
+    let vcs = clone_here()?;
+    let repository = crate::config::repository(&conn.client, &pr).await?;
+    let automation = gate_for(automation, &repository, &pr, vcs.as_ref())?;
+    Ok(Gated {
+        conn,
+        pr,
+        vcs,
+        automation,
+    })
 }
 
 /// Connects and reads the pull request whole, narrating under `tag` (`[threads]`, ...).

@@ -342,8 +342,6 @@ struct Called<T> {
     cancelled: bool,
     /// The progress notifications sent.
     progress: u32,
-    /// The last line it narrated that says what it did (`[triage] done — ...`).
-    done: Option<String>,
 }
 
 /// Runs `work` in this process, on a thread of its own with its own runtime (the command line's
@@ -408,10 +406,16 @@ fn failure(e: &CliError, partial: &str) -> CallToolResult {
     CallToolResult::error(text(message))
 }
 
-/// The exit code the command line would end with for what a call returned.
+/// What a call returned, as the command line would end with it.
 trait Ending {
+    /// The exit code.
     fn exit_code(&self) -> u8 {
         0
+    }
+
+    /// What it did, in one line (a cancelled call's last progress message says it).
+    fn did(&self) -> Option<String> {
+        None
     }
 }
 
@@ -422,6 +426,17 @@ impl Ending for crate::triaging::run::Run {
             Self::Triaged { triaged, .. } => {
                 crate::triaging::run::ended(triaged, false).map_or_else(|e| e.code(), |()| 0)
             }
+        }
+    }
+
+    fn did(&self) -> Option<String> {
+        match self {
+            Self::Closed(_) => None,
+            Self::Triaged {
+                triaged,
+                pre_review,
+                ..
+            } => Some(triaged.report.summary_line(pre_review)),
         }
     }
 }
@@ -471,6 +486,13 @@ fn text(s: impl Into<String>) -> Vec<ContentBlock> {
 
 fn refuse(s: impl Into<String>) -> Result<CallToolResult, ErrorData> {
     Ok(CallToolResult::error(text(s)))
+}
+
+/// The gate's settings a call starts from: no flag, the user's file.
+fn automation(
+    config: &crate::config::Config,
+) -> Result<review_core::gate::AutomationSettings, CliError> {
+    common::AutomationArgs::default().settings(config)
 }
 
 fn check_thread(id: &str) -> Result<(), String> {
@@ -542,6 +564,13 @@ impl ReviewServer {
         })
     }
 
+    /// [`Self::check_pr`], and `thread` must be a thread id.
+    fn check_pr_thread(&self, pr: &str, thread: &str) -> Result<String, String> {
+        let pr = self.check_pr(pr)?;
+        check_thread(thread)?;
+        Ok(pr)
+    }
+
     /// A pull request argument: a number, or a URL on the host (and in the repository, when
     /// pinned) the server was started for. Returns the argument to pass on.
     fn check_pr(&self, pr: &str) -> Result<String, String> {
@@ -600,11 +629,8 @@ impl ReviewServer {
             work,
         )?;
         let token = context.meta.get_progress_token();
-        let (mut progress, mut cancelled, mut done) = (0u32, false, None);
-        let mut heard = async |line: String, progress: &mut u32| {
-            if line.contains(" done — ") || line.contains("Stopped after") {
-                done = Some(line.clone());
-            }
+        let (mut progress, mut cancelled) = (0u32, false);
+        let heard = async |line: String, progress: &mut u32| {
             if let Some(token) = &token {
                 *progress += 1;
                 let _ = context
@@ -639,7 +665,6 @@ impl ReviewServer {
             result,
             cancelled,
             progress,
-            done,
         })
     }
 
@@ -667,7 +692,12 @@ impl ReviewServer {
                     )
                     .with_message(format!(
                         "cancelled (exit {code}): stopped before its next change; {}",
-                        called.done.as_deref().unwrap_or("nothing reported")
+                        called
+                            .result
+                            .as_ref()
+                            .ok()
+                            .and_then(Ending::did)
+                            .unwrap_or_else(|| "nothing reported".to_owned())
                     )),
                 )
                 .await;
@@ -827,10 +857,7 @@ impl ReviewServer {
         &self,
         Parameters(p): Parameters<ThreadParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        let pr_arg = match self
-            .check_pr(&p.pr)
-            .and_then(|pr| check_thread(&p.thread_id).map(|()| pr))
-        {
+        let pr_arg = match self.check_pr_thread(&p.pr, &p.thread_id) {
             Ok(pr) => pr,
             Err(why) => return refuse(why),
         };
@@ -918,7 +945,7 @@ impl ReviewServer {
         let repo = self.repo.clone();
         let called = self
             .call("status", &context, move |config| async move {
-                let automation = common::AutomationArgs::default().settings(&config)?;
+                let automation = automation(&config)?;
                 let prepared = crate::statusing::prepare(
                     Some(&pr),
                     repo.as_deref(),
@@ -964,7 +991,7 @@ impl ReviewServer {
         let repo = self.repo.clone();
         let called = self
             .call("watch", &context, move |config| async move {
-                let automation = common::AutomationArgs::default().settings(&config)?;
+                let automation = automation(&config)?;
                 let watcher = crate::watching::Watcher::connect(
                     Some(&pr),
                     repo.as_deref(),
@@ -1020,17 +1047,14 @@ impl ReviewServer {
         Parameters(p): Parameters<ThreadParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let pr = match self
-            .check_pr(&p.pr)
-            .and_then(|pr| check_thread(&p.thread_id).map(|()| pr))
-        {
+        let pr = match self.check_pr_thread(&p.pr, &p.thread_id) {
             Ok(pr) => pr,
             Err(why) => return refuse(why),
         };
         let repo = self.repo.clone();
         let called = self
             .call("resolve", &context, move |config| async move {
-                let automation = common::AutomationArgs::default().settings(&config)?;
+                let automation = automation(&config)?;
                 crate::acting::resolve(
                     Some(&pr),
                     repo.as_deref(),
@@ -1060,10 +1084,7 @@ impl ReviewServer {
         Parameters(p): Parameters<ReplyParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let pr = match self
-            .check_pr(&p.pr)
-            .and_then(|pr| check_thread(&p.thread_id).map(|()| pr))
-        {
+        let pr = match self.check_pr_thread(&p.pr, &p.thread_id) {
             Ok(pr) => pr,
             Err(why) => return refuse(why),
         };
@@ -1073,7 +1094,7 @@ impl ReviewServer {
         let repo = self.repo.clone();
         let called = self
             .call("reply", &context, move |config| async move {
-                let automation = common::AutomationArgs::default().settings(&config)?;
+                let automation = automation(&config)?;
                 crate::acting::reply(
                     Some(&pr),
                     repo.as_deref(),
@@ -1104,10 +1125,7 @@ impl ReviewServer {
         Parameters(p): Parameters<DeferParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let pr = match self
-            .check_pr(&p.pr)
-            .and_then(|pr| check_thread(&p.thread_id).map(|()| pr))
-        {
+        let pr = match self.check_pr_thread(&p.pr, &p.thread_id) {
             Ok(pr) => pr,
             Err(why) => return refuse(why),
         };
@@ -1118,7 +1136,7 @@ impl ReviewServer {
         let repo = self.repo.clone();
         let called = self
             .call("defer", &context, move |config| async move {
-                let automation = common::AutomationArgs::default().settings(&config)?;
+                let automation = automation(&config)?;
                 crate::acting::defer(
                     Some(&pr),
                     repo.as_deref(),
@@ -1197,7 +1215,7 @@ impl ReviewServer {
             .call("respond", &context, move |config| async move {
                 let replies =
                     crate::acting::replies(serde_json::Value::Array(p.replies), "the replies")?;
-                let automation = common::AutomationArgs::default().settings(&config)?;
+                let automation = automation(&config)?;
                 crate::acting::respond(
                     Some(&pr),
                     repo.as_deref(),

@@ -7,7 +7,6 @@ use review_app::rereview::RereviewRequest;
 
 use crate::commands::common::{self, AutomationArgs, PrArgs};
 use crate::error::CliError;
-use crate::git::GitVcs;
 use crate::output;
 use crate::replying::PostLock;
 use crate::rerequesting;
@@ -58,16 +57,19 @@ pub async fn run(args: RereviewArgs, config: &crate::config::Config) -> Result<(
     let automation = args.automation.settings(config)?;
     let expected = crate::config::merged(&args.expect_bots, &config.expect_bots);
     review_app::rereview::check_bots(&expected)?;
-    let (conn, pr) = common::load(
+    let common::Gated {
+        conn,
+        pr,
+        vcs,
+        automation,
+    } = common::load_gated(
         args.pr.as_deref(),
         args.target.repo.as_deref(),
         "[rereview]",
+        automation,
         config,
     )
     .await?;
-    let vcs = GitVcs::open(&common::cwd()?).ok();
-    let repository = crate::config::repository(&conn.client, &pr).await?;
-    let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
     // One run posts on a pull request at a time; the PR is read again under the lock.
     let _lock = PostLock::take(vcs.as_ref(), &pr)?;
     let pr = review_github::reader::Reader::new(&conn.client)

@@ -36,16 +36,14 @@ pub struct ThreadsArgs {
 /// Runs `review threads`.
 pub async fn run(args: ThreadsArgs, config: &crate::config::Config) -> Result<(), CliError> {
     let automation = args.automation.settings(config)?;
-    let (conn, pr) = common::load(
+    let common::Gated { pr, automation, .. } = common::load_gated(
         args.pr.as_deref(),
         args.target.repo.as_deref(),
         "[threads]",
+        automation,
         config,
     )
     .await?;
-    let vcs = common::clone_here()?;
-    let repository = crate::config::repository(&conn.client, &pr).await?;
-    let automation = common::gate_for(automation, &repository, &pr, vcs.as_ref())?;
     let signals = review_classify::analyze(&pr, &automation);
     let threads: Vec<Listed> = pr
         .threads
