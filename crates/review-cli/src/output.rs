@@ -143,10 +143,21 @@ pub fn collected_narration() -> Vec<String> {
     }
 }
 
+/// Whether this process's stdout carries a protocol (`review mcp`): nothing else may be written
+/// there, from any thread.
+static STDOUT_RESERVED: AtomicBool = AtomicBool::new(false);
+
+/// From now on stdout carries only the protocol the caller writes itself: [`stdout`] refuses
+/// on every thread (an MCP call's work on a thread of the blocking pool included).
+pub fn reserve_stdout() {
+    STDOUT_RESERVED.store(true, Ordering::SeqCst);
+}
+
 /// Writes `text` to stdout. A closed pipe surfaces as an `io::Error` of kind `BrokenPipe`, which
-/// the caller turns into a quiet exit.
+/// the caller turns into a quiet exit. Refused on an in-process call's thread and once stdout is
+/// reserved for a protocol ([`reserve_stdout`]).
 pub fn stdout(text: &str) -> io::Result<()> {
-    if matches!(sink(), Sink::Call(_)) {
+    if matches!(sink(), Sink::Call(_)) || STDOUT_RESERVED.load(Ordering::SeqCst) {
         return Err(io::Error::other(
             "an in-process call returns its answer: stdout carries only the protocol",
         ));

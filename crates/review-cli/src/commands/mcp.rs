@@ -1347,6 +1347,8 @@ pub async fn run(args: McpArgs, config: crate::config::Config) -> Result<(), Cli
     let server = ReviewServer::new(&args, config)?;
     // One token per host and owner for the server's life, not one look-up per call.
     github::remember_tokens();
+    // The server's stdout is the protocol's: no thread writes anything else there.
+    crate::output::reserve_stdout();
     let turn = std::sync::Arc::clone(&server.turn);
     let running = server
         .serve(rmcp::transport::stdio())
