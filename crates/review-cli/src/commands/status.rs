@@ -6,7 +6,6 @@ use std::time::Duration;
 use clap::Args;
 use review_app::status::WaitPolicy;
 use review_core::status::{Status, Verdict};
-use review_core::watch::ProbeMemo;
 
 use crate::commands::common::{AutomationArgs, PrArgs};
 use crate::error::CliError;
@@ -112,11 +111,7 @@ pub async fn run(args: StatusArgs, config: &crate::config::Config) -> Result<(),
             hint: None,
         });
     }
-    let crate::statusing::Prepared {
-        live,
-        request,
-        label,
-    } = crate::statusing::prepare(
+    let prepared = crate::statusing::prepare(
         args.pr.as_deref(),
         args.target.repo.as_deref(),
         automation,
@@ -129,11 +124,11 @@ pub async fn run(args: StatusArgs, config: &crate::config::Config) -> Result<(),
     let (status, timed_out) = if args.wait {
         crate::command::stop_on_ctrl_c();
         let waited = review_app::status::wait(
-            &live,
-            &live,
+            &prepared.live,
+            &prepared.live,
             &crate::watching::TerminalClock,
             &output::Narrate,
-            &request,
+            &prepared.request,
             WaitPolicy {
                 interval: Duration::from_secs(args.interval),
                 timeout: Duration::from_secs(args.timeout),
@@ -148,19 +143,17 @@ pub async fn run(args: StatusArgs, config: &crate::config::Config) -> Result<(),
         }
         (waited.status, Some(waited.timed_out))
     } else {
-        let status =
-            review_app::status::status(&live, &live, &mut ProbeMemo::Null, &request).await?;
-        (status, None)
+        (prepared.once().await?, None)
     };
     let verdict = status.verdict;
     let text = if args.json {
-        let report = StatusReport::new(label, status.clone(), timed_out);
+        let report = StatusReport::new(prepared.label.clone(), status.clone(), timed_out);
         serde_json::to_string_pretty(&report).map_err(|e| CliError::Other {
             message: e.to_string(),
             hint: None,
         })? + "\n"
     } else {
-        render(&label, &status)
+        render(&prepared.label, &status)
     };
     output::stdout(&text).map_err(CliError::Output)?;
     if args.publish {
@@ -171,11 +164,14 @@ pub async fn run(args: StatusArgs, config: &crate::config::Config) -> Result<(),
         };
         let published = match how {
             PublishAs::Status | PublishAs::Auto => {
-                review_app::status::publish(&live, &status).await
+                review_app::status::publish(&prepared.live, &status).await
             }
             PublishAs::CheckRun => {
-                review_app::status::publish(&crate::statusing::CheckRunPublisher(&live), &status)
-                    .await
+                review_app::status::publish(
+                    &crate::statusing::CheckRunPublisher(&prepared.live),
+                    &status,
+                )
+                .await
             }
         };
         match published {
