@@ -304,15 +304,24 @@ impl Watcher {
                 Ok(())
             })
             .await?;
-        match stopped {
-            review_app::watch::Stopped::Closed => output::narrate(&format!(
-                "[watch] {} is no longer open; stopping",
-                self.label()
-            )),
-            review_app::watch::Stopped::Done => {}
-            review_app::watch::Stopped::Interrupted => return Err(CliError::Interrupted),
-        }
+        self.ended(stopped)?;
         Ok(lines)
+    }
+
+    /// How a watch that `stopped` ends: a pull request no longer open is said and done; an
+    /// interrupted one is exit 130.
+    pub fn ended(&self, stopped: review_app::watch::Stopped) -> Result<(), CliError> {
+        match stopped {
+            review_app::watch::Stopped::Closed => {
+                output::narrate(&format!(
+                    "[watch] {} is no longer open; stopping",
+                    self.label()
+                ));
+                Ok(())
+            }
+            review_app::watch::Stopped::Done => Ok(()),
+            review_app::watch::Stopped::Interrupted => Err(CliError::Interrupted),
+        }
     }
 
     /// The gate's settings for a fresh read of the pull request.

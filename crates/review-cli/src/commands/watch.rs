@@ -5,11 +5,10 @@ use std::time::Duration;
 
 use clap::Args;
 use review_app::AppError;
-use review_app::watch::{Schedule, Stopped};
+use review_app::watch::Schedule;
 
 use crate::commands::common::{AutomationArgs, PollArgs, PrArgs};
 use crate::error::CliError;
-use crate::output;
 
 /// Watch a pull request for review activity, printing one JSON event per line
 ///
@@ -72,15 +71,5 @@ pub async fn run(args: WatchArgs, config: &crate::config::Config) -> Result<(), 
             watcher.print(&polled.events, n).map_err(AppError::port)
         })
         .await?;
-    match stopped {
-        Stopped::Closed => {
-            output::narrate(&format!(
-                "[watch] {} is no longer open; stopping",
-                watcher.label()
-            ));
-            Ok(())
-        }
-        Stopped::Done => Ok(()),
-        Stopped::Interrupted => Err(CliError::Interrupted),
-    }
+    watcher.ended(stopped)
 }
